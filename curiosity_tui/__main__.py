@@ -1,0 +1,3 @@
+from curiosity_tui.cli import main
+
+raise SystemExit(main())
