@@ -1,0 +1,61 @@
+"""The ``curiosity-tui`` command line.
+
+Each sub-command group lives in its own module under ``curiosity_tui.cli`` and
+exposes ``register(subparsers)``; this module only wires them together and turns
+:class:`~curiosity_tui.errors.CuriosityError` into one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from curiosity_tui.errors import CuriosityError
+
+#: Command modules, in the order their commands appear in ``--help``.
+COMMAND_MODULES = (
+    "curiosity_tui.cli.app_cmds",
+    "curiosity_tui.cli.ledger_cmds",
+    "curiosity_tui.cli.run_cmds",
+    "curiosity_tui.cli.contract_cmds",
+    "curiosity_tui.cli.pack_cmds",
+    "curiosity_tui.cli.analysis_cmds",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="curiosity-tui",
+        description="Run and audit multi-session LLM investigations over a question ledger.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        module = importlib.import_module(name)
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    # `curiosity-tui [WORKSPACE]` opens the app: no sub-command, or a path.
+    known = set(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    if not args_list or (args_list[0] not in known and not args_list[0].startswith("-")):
+        args_list = ["open", *args_list]
+    args = parser.parse_args(args_list)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(handler(args) or 0)
+    except CuriosityError as err:
+        print(f"curiosity-tui: error: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print("curiosity-tui: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
