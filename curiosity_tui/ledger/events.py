@@ -1,0 +1,603 @@
+"""The closed set of journal event kinds: for each, its data schema, what it means, and how it folds.
+
+Folding is mechanical: an event's data says exactly what changes. Deciding *whether* a change
+is allowed (contracts, revision rule, decay) happens before an event is emitted, in the
+domain code; replay never re-decides anything.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from curiosity_tui.errors import CorruptLedgerError
+from curiosity_tui.ledger.models import (
+    Downgrade,
+    EvidenceRecord,
+    MatchCheck,
+    NodeStatus,
+    RequiredFact,
+    RequirementStatus,
+    RunMeta,
+    SessionRecord,
+    Source,
+)
+
+
+class _Data(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class LedgerCreated(RunMeta):
+    pass
+
+
+class SessionStarted(_Data):
+    focus: str | None = None
+    config: str = ""
+
+
+class NodeCreated(_Data):
+    text: str
+    parent: str | None = None
+    origin: Literal["seed", "open_layer", "new_question", "self_ask", "curator"] = "new_question"
+
+
+class QuestionResurfaced(_Data):
+    how: Literal["forced_focus", "voluntary"]
+
+
+class FactAttached(_Data):
+    text: str
+    source: str | None = None
+
+
+class ReturnConditionSet(_Data):
+    required_facts: list[RequiredFact]
+    required_actions: list[str] = Field(default_factory=list)
+    closure_test: str = ""
+
+
+class ReturnConditionRevised(_Data):
+    required_facts: list[RequiredFact]
+    required_actions: list[str] = Field(default_factory=list)
+    closure_test: str = ""
+    carried: list[str] = Field(default_factory=list)
+    retired: list[str] = Field(default_factory=list)
+    added: list[str] = Field(default_factory=list)
+
+
+class DependencyChecked(_Data):
+    requirement: str
+    claimed: Literal["satisfied", "not_satisfied"]
+    evidence_text: str
+    evidence_id: str | None = None
+    result: RequirementStatus
+    contract: str = ""
+
+
+class EvidenceAdded(EvidenceRecord):
+    pass
+
+
+class EvidenceVerified(_Data):
+    evidence_id: str
+    match: MatchCheck
+
+
+class CandidatePreserved(_Data):
+    text: str
+    delta: float | None = None
+    reason: Literal["preserve", "closure_blocked"] = "preserve"
+
+
+class NodeAnswered(_Data):
+    answer: str
+    delta: float | None = None
+
+
+class NodeClosed(_Data):
+    reason: str = ""
+    unmet: list[str] = Field(default_factory=list)
+
+
+class ClosureBlocked(_Data):
+    unmet: list[str]
+    contract: str = "pilot-02"
+
+
+class StatusChanged(_Data):
+    to: NodeStatus
+    reason: str = ""
+
+
+class NodesMerged(_Data):
+    into: str
+    reason: str
+
+
+class CuratorPrioritySet(_Data):
+    priority: int | None
+    reason: str
+
+
+class DowngradeProposed(Downgrade):
+    pass
+
+
+class DowngradeDecided(_Data):
+    proposal: str
+    decision: Literal["approve", "reject"]
+    grounds: str
+
+
+class DecayApplied(_Data):
+    nodes: list[str]
+
+
+class SnapshotWritten(_Data):
+    stage: Literal["session", "decay", "curator"]
+    state_hash: str
+    node_count: int
+
+
+class SessionRecorded(SessionRecord):
+    pass
+
+
+class SessionCommitted(_Data):
+    pass
+
+
+class SessionFailed(_Data):
+    reason: str
+
+
+class SourceAdded(Source):
+    pass
+
+
+class BatchCommitted(_Data):
+    label: str = ""
+
+
+# --------------------------------------------------------------------------- state
+
+
+class FoldState:
+    """The projection being folded: plain dicts, cheap to copy-on-write."""
+
+    def __init__(self) -> None:
+        self.meta: dict[str, Any] | None = None
+        self.nodes: dict[str, dict[str, Any]] = {}
+        self.sessions: dict[int, dict[str, Any]] = {}  # committed session records
+        self.failed: list[dict[str, Any]] = []  # failed session attempts (reason, session)
+        self.sources: dict[str, dict[str, Any]] = {}
+        self.node_counter = 0
+        self.evidence_counter = 0
+        self.downgrade_counter = 0
+        self.last_session = 0
+
+    def node(self, node_id: str | None, seq: int) -> dict[str, Any]:
+        if node_id is None or node_id not in self.nodes:
+            raise CorruptLedgerError(f"event seq {seq} refers to unknown node {node_id!r}", seq=seq)
+        return self.nodes[node_id]
+
+
+Folder = Callable[[FoldState, int, int, str | None, str, dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class EventKind:
+    name: str
+    schema: type[BaseModel]
+    doc: str
+    fold: Folder
+    needs_node: bool
+
+
+EVENT_KINDS: dict[str, EventKind] = {}
+
+
+def _kind(name: str, schema: type[BaseModel], doc: str, *, needs_node: bool = True):
+    def deco(fn: Folder) -> Folder:
+        EVENT_KINDS[name] = EventKind(name, schema, doc, fn, needs_node)
+        return fn
+
+    return deco
+
+
+def _noop(st: FoldState, seq: int, session: int, node: str | None, actor: str, d: dict) -> None:
+    return None
+
+
+@_kind("ledger_created", LedgerCreated, "Run metadata fixed at creation.", needs_node=False)
+def _ledger_created(st, seq, session, node, actor, d):
+    if st.meta is not None:
+        raise CorruptLedgerError(f"event seq {seq}: second ledger_created", seq=seq)
+    st.meta = dict(d)
+
+
+@_kind("session_started", SessionStarted, "A session began (its focus, if any).", needs_node=False)
+def _session_started(st, seq, session, node, actor, d):
+    return None
+
+
+@_kind("node_created", NodeCreated, "A question was added (not a resurfacing).")
+def _node_created(st, seq, session, node, actor, d):
+    if node is None or node in st.nodes:
+        raise CorruptLedgerError(f"event seq {seq}: node {node!r} created twice", seq=seq)
+    expected = f"q{st.node_counter + 1}"
+    if node != expected:
+        raise CorruptLedgerError(
+            f"event seq {seq}: node id {node} out of order (expected {expected})", seq=seq
+        )
+    if d.get("parent") is not None and d["parent"] not in st.nodes:
+        raise CorruptLedgerError(f"event seq {seq}: parent {d['parent']!r} is unknown", seq=seq)
+    st.node_counter += 1
+    st.nodes[node] = {
+        "id": node,
+        "text": d["text"],
+        "parent": d.get("parent"),
+        "status": "open",
+        "created": session,
+        "resurfaced": [],
+        "voluntary": [],
+        "facts": [],
+        "return_condition": None,
+        "checks": [],
+        "evidence": [],
+        "preserved": [],
+        "downgrades": [],
+        "curator_priority": None,
+        "merged_into": None,
+        "requirement_counter": 0,
+    }
+
+
+@_kind(
+    "question_resurfaced",
+    QuestionResurfaced,
+    "A node was worked in this session (forced focus or voluntary action).",
+)
+def _resurfaced(st, seq, session, node, actor, d):
+    n = st.node(node, seq)
+    if session not in n["resurfaced"]:
+        n["resurfaced"] = sorted([*n["resurfaced"], session])
+    if d["how"] == "voluntary" and session not in n["voluntary"]:
+        n["voluntary"] = sorted([*n["voluntary"], session])
+
+
+@_kind("fact_attached", FactAttached, "A factual assertion attached to a node.")
+def _fact(st, seq, session, node, actor, d):
+    st.node(node, seq)["facts"].append(
+        {"text": d["text"], "session": session, "source": d.get("source")}
+    )
+
+
+def _max_req(ids: list[str]) -> int:
+    best = 0
+    for i in ids:
+        if i.startswith("r") and i[1:].isdigit():
+            best = max(best, int(i[1:]))
+    return best
+
+
+@_kind(
+    "return_condition_set",
+    ReturnConditionSet,
+    "A first return condition (required facts, actions, closure test).",
+)
+def _rc_set(st, seq, session, node, actor, d):
+    n = st.node(node, seq)
+    rfs = [dict(r) for r in d["required_facts"]]
+    n["return_condition"] = {
+        "required_facts": rfs,
+        "required_actions": list(d.get("required_actions", [])),
+        "closure_test": d.get("closure_test", ""),
+        "session": session,
+        "revision": 0,
+    }
+    n["requirement_counter"] = max(n["requirement_counter"], _max_req([r["id"] for r in rfs]))
+
+
+@_kind(
+    "return_condition_revised",
+    ReturnConditionRevised,
+    "A revision under the S3 rule: unsatisfied carried, satisfied not, proposals merged.",
+)
+def _rc_revised(st, seq, session, node, actor, d):
+    n = st.node(node, seq)
+    old = n["return_condition"]
+    rfs = [dict(r) for r in d["required_facts"]]
+    n["return_condition"] = {
+        "required_facts": rfs,
+        "required_actions": list(d.get("required_actions", [])),
+        "closure_test": d.get("closure_test", ""),
+        "session": session,
+        "revision": (old["revision"] + 1) if old else 0,
+    }
+    n["requirement_counter"] = max(n["requirement_counter"], _max_req([r["id"] for r in rfs]))
+
+
+def _requirement(n: dict, rid: str, seq: int) -> dict:
+    rc = n["return_condition"]
+    for r in rc["required_facts"] if rc else []:
+        if r["id"] == rid:
+            return r
+    raise CorruptLedgerError(f"event seq {seq}: node {n['id']} has no requirement {rid!r}", seq=seq)
+
+
+@_kind(
+    "dependency_checked",
+    DependencyChecked,
+    "A required fact was checked; `result` is its status afterwards.",
+)
+def _checked(st, seq, session, node, actor, d):
+    n = st.node(node, seq)
+    r = _requirement(n, d["requirement"], seq)
+    r["status"] = d["result"]
+    if d["result"] == d["claimed"]:  # the claim took effect: the mark records this session
+        r["checked"] = session
+    n["checks"].append(
+        {
+            "session": session,
+            "requirement": d["requirement"],
+            "claimed": d["claimed"],
+            "evidence_text": d["evidence_text"],
+            "evidence_id": d.get("evidence_id"),
+            "result": d["result"],
+            "actor": actor,
+        }
+    )
+
+
+@_kind("evidence_added", EvidenceAdded, "An evidence record, always stored `proposed` first.")
+def _evidence_added(st, seq, session, node, actor, d):
+    n = st.node(node, seq)
+    st.evidence_counter += 1
+    n["evidence"].append(dict(d))
+
+
+@_kind(
+    "evidence_verified",
+    EvidenceVerified,
+    "The evidence passage was found in its source: the record is `verified`.",
+)
+def _evidence_verified(st, seq, session, node, actor, d):
+    n = st.node(node, seq)
+    for e in n["evidence"]:
+        if e["id"] == d["evidence_id"]:
+            e["status"] = "verified"
+            e["match"] = dict(d["match"])
+            e["reason"] = ""
+            return
+    raise CorruptLedgerError(f"event seq {seq}: unknown evidence {d['evidence_id']!r}", seq=seq)
+
+
+@_kind(
+    "candidate_preserved",
+    CandidatePreserved,
+    "A candidate answer withheld and kept (PRESERVE, or a blocked closure).",
+)
+def _preserved(st, seq, session, node, actor, d):
+    st.node(node, seq)["preserved"].append(
+        {
+            "session": session,
+            "text": d["text"],
+            "delta": d.get("delta"),
+            "reason": d.get("reason", "preserve"),
+        }
+    )
+
+
+@_kind(
+    "node_answered",
+    NodeAnswered,
+    "The session ANSWERed this node (closure follows only if the contract allows).",
+)
+def _answered(st, seq, session, node, actor, d):
+    st.node(node, seq)
+
+
+@_kind(
+    "node_closed",
+    NodeClosed,
+    "The node was closed; `unmet` lists requirements not satisfied/waived at that moment.",
+)
+def _closed(st, seq, session, node, actor, d):
+    st.node(node, seq)["status"] = "closed"
+
+
+@_kind(
+    "closure_blocked",
+    ClosureBlocked,
+    "pilot-02: an ANSWER could not close the node; unmet requirement ids.",
+)
+def _blocked(st, seq, session, node, actor, d):
+    st.node(node, seq)
+
+
+@_kind(
+    "status_changed",
+    StatusChanged,
+    "A status change not covered by a more specific kind (revive, archive, reopen).",
+)
+def _status(st, seq, session, node, actor, d):
+    st.node(node, seq)["status"] = d["to"]
+
+
+@_kind(
+    "nodes_merged",
+    NodesMerged,
+    "`node` was merged into `into`; it keeps its facts and becomes `merged`.",
+)
+def _merged(st, seq, session, node, actor, d):
+    n = st.node(node, seq)
+    st.node(d["into"], seq)
+    n["status"] = "merged"
+    n["merged_into"] = d["into"]
+
+
+@_kind(
+    "curator_priority_set",
+    CuratorPrioritySet,
+    "A curator set (or cleared) a node's priority; 1 ranks first.",
+)
+def _priority(st, seq, session, node, actor, d):
+    st.node(node, seq)["curator_priority"] = d["priority"]
+
+
+@_kind(
+    "downgrade_proposed",
+    DowngradeProposed,
+    "A proposal to waive or weaken one requirement, with grounds.",
+)
+def _dg_proposed(st, seq, session, node, actor, d):
+    n = st.node(node, seq)
+    _requirement(n, d["requirement"], seq)
+    st.downgrade_counter += 1
+    n["downgrades"].append(dict(d))
+
+
+@_kind(
+    "downgrade_decided",
+    DowngradeDecided,
+    "A human curator approved or rejected a downgrade, with grounds.",
+)
+def _dg_decided(st, seq, session, node, actor, d):
+    n = st.node(node, seq)
+    for p in n["downgrades"]:
+        if p["id"] == d["proposal"]:
+            if p["status"] != "pending":
+                raise CorruptLedgerError(
+                    f"event seq {seq}: downgrade {p['id']} decided twice", seq=seq
+                )
+            p["status"] = "approved" if d["decision"] == "approve" else "rejected"
+            p["decision"] = {
+                "decision": d["decision"],
+                "by": actor,
+                "grounds": d["grounds"],
+                "ts": "",
+                "session": session,
+            }
+            if d["decision"] == "approve":
+                r = _requirement(n, p["requirement"], seq)
+                if p["action"] == "waive":
+                    r["status"] = "waived"
+                else:
+                    r["text"] = p["new_text"] or r["text"]
+                    r["status"] = "unchecked"
+                    r["checked"] = None
+            return
+    raise CorruptLedgerError(f"event seq {seq}: unknown downgrade {d['proposal']!r}", seq=seq)
+
+
+@_kind(
+    "decay_applied",
+    DecayApplied,
+    "Decay after a session: these open nodes became dormant.",
+    needs_node=False,
+)
+def _decay(st, seq, session, node, actor, d):
+    for nid in d["nodes"]:
+        st.node(nid, seq)["status"] = "dormant"
+
+
+@_kind(
+    "snapshot_written",
+    SnapshotWritten,
+    "A snapshot of all nodes; its state hash must match the fold.",
+    needs_node=False,
+)
+def _snapshot(st, seq, session, node, actor, d):
+    return None  # checked by the replayer
+
+
+@_kind(
+    "session_recorded",
+    SessionRecorded,
+    "The session record: inputs, raw outputs, calls, usage, decisions.",
+    needs_node=False,
+)
+def _session_recorded(st, seq, session, node, actor, d):
+    st.sessions[session] = dict(d)
+    st.last_session = max(st.last_session, session)
+
+
+@_kind(
+    "session_committed",
+    SessionCommitted,
+    "Commit marker closing a session batch.",
+    needs_node=False,
+)
+def _session_committed(st, seq, session, node, actor, d):
+    return None
+
+
+@_kind(
+    "session_failed",
+    SessionFailed,
+    "A session attempt failed; none of its events were applied.",
+    needs_node=False,
+)
+def _session_failed(st, seq, session, node, actor, d):
+    st.failed.append({"session": session, "reason": d["reason"], "seq": seq})
+
+
+@_kind(
+    "source_added",
+    SourceAdded,
+    "An evidence source stored under sources/ by sha256.",
+    needs_node=False,
+)
+def _source(st, seq, session, node, actor, d):
+    st.sources[d["id"]] = dict(d)
+
+
+@_kind(
+    "batch_committed",
+    BatchCommitted,
+    "Commit marker closing a non-session batch.",
+    needs_node=False,
+)
+def _batch_committed(st, seq, session, node, actor, d):
+    return None
+
+
+COMMIT_MARKERS = frozenset({"session_committed", "batch_committed"})
+
+
+def validate_data(kind: str, data: dict[str, Any], *, seq: int | None = None) -> dict[str, Any]:
+    """Validate an event's data against its kind's schema; return the normalised dict."""
+    spec = EVENT_KINDS.get(kind)
+    where = f"seq {seq}: " if seq is not None else ""
+    if spec is None:
+        raise CorruptLedgerError(f"{where}unknown event kind {kind!r}", seq=seq)
+    try:
+        return spec.schema.model_validate(data).model_dump(mode="json")
+    except ValidationError as err:
+        first = err.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        raise CorruptLedgerError(
+            f"{where}{kind} data invalid at {loc!r}: {first['msg']}", seq=seq
+        ) from None
+
+
+def fold_event(st: FoldState, ev: dict[str, Any]) -> None:
+    spec = EVENT_KINDS.get(ev["kind"])
+    if spec is None:
+        raise CorruptLedgerError(
+            f"seq {ev['seq']}: unknown event kind {ev['kind']!r}", seq=ev["seq"]
+        )
+    if spec.needs_node and ev["node"] is None:
+        raise CorruptLedgerError(f"seq {ev['seq']}: {ev['kind']} needs a node", seq=ev["seq"])
+    spec.fold(st, ev["seq"], ev["session"], ev["node"], ev["actor"], ev["data"])
+
+
+def clone_state(st: FoldState) -> FoldState:
+    return copy.deepcopy(st)

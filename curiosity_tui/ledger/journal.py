@@ -1,0 +1,191 @@
+"""The append-only event journal (``journal.jsonl``): hash chain, batches, crash residue.
+
+Line format: the canonical JSON of the event *without* its hash (sorted keys, compact,
+UTF-8), with ``,"hash":"<sha256>"`` spliced in before the closing brace. The hash is
+sha256(prev_hash + body). Verifying the chain therefore never re-serialises an event.
+
+A batch (a session, or any other unit of change) is written with one ``write`` + ``fsync``
+and ends with a commit marker (``session_committed`` / ``batch_committed``). Lines after the
+last marker are the residue of a crash mid-write: they are cut off on a writer's open,
+reported, and never applied. Anything else that is inconsistent is an error naming the
+file and seq; nothing is silently repaired.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from curiosity_tui.errors import CorruptLedgerError
+from curiosity_tui.ledger.events import COMMIT_MARKERS
+
+GENESIS = "0" * 64
+_HASH_SUFFIX_LEN = len(',"hash":""}') + 64
+
+
+def canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def encode_event(body: dict[str, Any]) -> tuple[bytes, str]:
+    """Return (line bytes incl. newline, hash) for an event dict without ``hash``."""
+    text = canonical(body)
+    digest = hashlib.sha256((body["prev"] + text).encode("utf-8")).hexdigest()
+    line = text[:-1] + ',"hash":"' + digest + '"}\n'
+    return line.encode("utf-8"), digest
+
+
+@dataclass
+class JournalScan:
+    events: list[dict[str, Any]]  # committed events, in order
+    committed_bytes: int  # file offset just after the last commit marker
+    residue_lines: int  # lines after the last marker (crash residue)
+    last_hash: str
+    last_seq: int
+
+
+def _decode_line(raw: bytes, prev: str, expect_seq: int, path: Path) -> tuple[dict[str, Any], str]:
+    where = f"{path}: seq {expect_seq}"
+    if len(raw) <= _HASH_SUFFIX_LEN or not raw.endswith(b'"}'):
+        raise CorruptLedgerError(
+            f"{where}: truncated or malformed line", path=str(path), seq=expect_seq
+        )
+    body = raw[:-_HASH_SUFFIX_LEN] + b"}"
+    suffix = raw[-_HASH_SUFFIX_LEN:]
+    if not suffix.startswith(b',"hash":"'):
+        raise CorruptLedgerError(
+            f"{where}: line has no hash field at its end", path=str(path), seq=expect_seq
+        )
+    stored = suffix[9:73].decode("ascii", "replace")
+    try:
+        ev = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise CorruptLedgerError(
+            f"{where}: line is not valid JSON", path=str(path), seq=expect_seq
+        ) from None
+    if not isinstance(ev, dict) or ev.get("seq") != expect_seq:
+        got = ev.get("seq") if isinstance(ev, dict) else None
+        raise CorruptLedgerError(
+            f"{path}: seq gap or disorder: expected seq {expect_seq}, found {got!r}",
+            path=str(path),
+            seq=expect_seq,
+        )
+    if ev.get("prev") != prev:
+        raise CorruptLedgerError(
+            f"{where}: prev hash does not chain to seq {expect_seq - 1}",
+            path=str(path),
+            seq=expect_seq,
+        )
+    digest = hashlib.sha256(prev.encode("utf-8") + body).hexdigest()
+    if digest != stored or ev.get("hash") != stored:
+        raise CorruptLedgerError(
+            f"{where}: hash mismatch (event altered)", path=str(path), seq=expect_seq
+        )
+    return ev, digest
+
+
+def scan(path: Path, *, start_seq: int = 1, prev: str = GENESIS, offset: int = 0) -> JournalScan:
+    """Read and chain-check the journal (from ``offset`` if given). Returns committed events.
+
+    Crash residue — complete, valid lines after the last commit marker plus at most one
+    unterminated final fragment — is counted, not returned. Any complete line that fails
+    (bad JSON, seq gap, hash mismatch) raises CorruptLedgerError naming the file and seq:
+    a crash can only leave a prefix of one write, never a damaged complete line.
+    """
+    data = path.read_bytes()[offset:] if path.exists() else b""
+    events: list[dict[str, Any]] = []
+    pending: list[dict[str, Any]] = []
+    committed_prev = prev
+    committed_bytes = offset
+    pos = 0
+    seq = start_seq
+    residue_lines = 0
+    n = len(data)
+    while pos < n:
+        end = data.find(b"\n", pos)
+        if end == -1:
+            residue_lines += 1  # unterminated fragment: the tail of an interrupted write
+            break
+        ev, prev = _decode_line(data[pos:end], prev, seq, path)
+        pending.append(ev)
+        seq += 1
+        pos = end + 1
+        if ev["kind"] in COMMIT_MARKERS:
+            events.extend(pending)
+            pending = []
+            committed_bytes = offset + pos
+            committed_prev = prev
+    residue_lines += len(pending)
+    return JournalScan(
+        events=events,
+        committed_bytes=committed_bytes,
+        residue_lines=residue_lines,
+        last_hash=committed_prev,
+        last_seq=start_seq - 1 + len(events),
+    )
+
+
+def iter_committed(path: Path) -> Iterator[dict[str, Any]]:
+    yield from scan(path).events
+
+
+def tail_state(path: Path) -> tuple[int, str, int]:
+    """Cheap open: (last committed seq, its hash, byte offset just after it), found by reading
+    back from the end of the file to the last commit marker. ``verify`` checks the chain."""
+    if not path.exists():
+        return 0, GENESIS, 0
+    size = path.stat().st_size
+    chunk = 1 << 16
+    with path.open("rb") as fh:
+        start = size
+        while start > 0:
+            start = max(0, start - chunk)
+            fh.seek(start)
+            buf = fh.read(size - start)
+            # complete lines only: those followed by a newline inside buf
+            line_end = buf.rfind(b"\n")
+            while line_end != -1:
+                line_start = buf.rfind(b"\n", 0, line_end) + 1
+                if line_start == 0 and start > 0:
+                    break  # this line may begin before buf: read a bigger chunk
+                raw = buf[line_start:line_end]
+                if b'"kind":"session_committed"' in raw or b'"kind":"batch_committed"' in raw:
+                    try:
+                        ev = json.loads(raw)
+                        return int(ev["seq"]), str(ev["hash"]), start + line_end + 1
+                    except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+                        raise CorruptLedgerError(
+                            f"{path}: commit marker near byte {start + line_start} is unreadable",
+                            path=str(path),
+                        ) from None
+                line_end = line_start - 1
+            chunk *= 4
+    return 0, GENESIS, 0
+
+
+def append_batch(path: Path, lines: list[bytes]) -> None:
+    """Append a whole batch with one write and an fsync (the commit point)."""
+    blob = b"".join(lines)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        view = memoryview(blob)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def truncate_to(path: Path, length: int) -> None:
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.ftruncate(fd, length)
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,266 @@
+"""Records of the ledger (S1): nodes and what hangs off them, events, session records, run metadata.
+
+Every record that crosses a boundary (disk, LLM, CLI JSON) is a pydantic model. The fold
+itself works on plain dicts (``model_dump`` shapes) for speed; these models validate at the
+edges and give consumers typed access.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+NodeStatus = Literal["open", "dormant", "closed", "archived", "merged"]
+RequirementStatus = Literal["unchecked", "satisfied", "not_satisfied", "waived"]
+ContractName = Literal["pilot-01", "pilot-02"]
+CuratorKind = Literal["model", "human", "none"]
+SnapshotStage = Literal["session", "decay", "curator"]
+
+NODE_STATUSES: tuple[str, ...] = ("open", "dormant", "closed", "archived", "merged")
+LIVE_EXCLUDED: frozenset[str] = frozenset({"closed", "archived", "merged"})
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Fact(_Record):
+    """A factual assertion attached to a node. Facts never decay."""
+
+    text: str
+    session: int
+    source: str | None = None
+
+
+class RequiredFact(_Record):
+    id: str
+    text: str
+    status: RequirementStatus = "unchecked"
+    checked: int | None = None  # session of the last check that set the status
+
+
+class ReturnCondition(_Record):
+    required_facts: list[RequiredFact] = Field(default_factory=list)
+    required_actions: list[str] = Field(default_factory=list)
+    closure_test: str = ""
+    session: int = 0  # session in which this version was set or revised
+    revision: int = 0  # 0 = first set, 1.. = revisions
+
+
+class Check(_Record):
+    """A dependency check of one required fact, with the evidence text the checker gave."""
+
+    session: int
+    requirement: str
+    claimed: Literal["satisfied", "not_satisfied"]
+    evidence_text: str
+    evidence_id: str | None = None
+    result: RequirementStatus  # the requirement's status after the check
+    actor: str = "model"
+
+
+class MatchCheck(_Record):
+    offset: int
+    method: str
+    checked_by: str
+    checked_at: str
+
+
+class EvidenceRecord(_Record):
+    id: str
+    requirement: str
+    session: int
+    source_id: str | None = None
+    passage: str
+    status: Literal["proposed", "verified"] = "proposed"
+    match: MatchCheck | None = None
+    reason: str = ""  # why it stayed proposed, when it did
+
+
+class Preserved(_Record):
+    """A withheld candidate answer. Rendered to later sessions as a count only."""
+
+    session: int
+    text: str
+    delta: float | None = None
+    reason: Literal["preserve", "closure_blocked"] = "preserve"
+
+
+class DowngradeDecision(_Record):
+    decision: Literal["approve", "reject"]
+    by: str
+    grounds: str
+    ts: str
+    session: int
+
+
+class Downgrade(_Record):
+    id: str
+    requirement: str
+    action: Literal["waive", "weaken"]
+    new_text: str | None = None
+    grounds: str
+    proposed_by: str
+    session: int
+    status: Literal["pending", "approved", "rejected"] = "pending"
+    decision: DowngradeDecision | None = None
+
+
+class Node(_Record):
+    id: str
+    text: str
+    parent: str | None = None
+    status: NodeStatus = "open"
+    created: int
+    resurfaced: list[int] = Field(default_factory=list)
+    voluntary: list[int] = Field(default_factory=list)  # sessions worked by a voluntary action
+    facts: list[Fact] = Field(default_factory=list)
+    return_condition: ReturnCondition | None = None
+    checks: list[Check] = Field(default_factory=list)
+    evidence: list[EvidenceRecord] = Field(default_factory=list)
+    preserved: list[Preserved] = Field(default_factory=list)
+    downgrades: list[Downgrade] = Field(default_factory=list)
+    curator_priority: int | None = None
+    merged_into: str | None = None
+    requirement_counter: int = 0
+
+    @property
+    def pulse(self) -> int:
+        return len(self.resurfaced)
+
+    @property
+    def last_touch(self) -> int:
+        return max([self.created, *self.resurfaced])
+
+
+class RunMeta(_Record):
+    """Run metadata, fixed at ledger creation (the ``ledger_created`` event)."""
+
+    name: str
+    seed: str
+    config: str = "C+cur"
+    contract: ContractName = "pilot-02"
+    curator: CuratorKind = "none"
+    model: str | None = None
+    epsilon: float = 0.15
+    open_layer: Literal["compulsory", "optional"] = "compulsory"
+    no_reselect: bool = False
+    session_budget: int = 4000
+    curator_budget: int = 4000
+    unregistered: bool = False
+    created_at: str = ""
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class Event(BaseModel):
+    """One journal line. ``hash`` = sha256(prev + canonical JSON of the event without hash)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seq: int
+    ts: str
+    session: int
+    kind: str
+    node: str | None
+    actor: str
+    data: dict[str, Any]
+    prev: str
+    hash: str
+
+
+class CallRecord(BaseModel):
+    """One model call as recorded in a session record (mirrors protocol.client.CallRecord)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    kind: str
+    model: str = ""
+    session: int = 0
+    internal: bool = True
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    finish_reason: str | None = None
+    latency_s: float = 0.0
+    retries: int = 0
+    error: str | None = None
+    request_text: str = ""
+    response_text: str = ""
+
+
+class SessionCounts(_Record):
+    voluntary_actions: int = 0
+    new_questions: int = 0
+    open_layer: int = 0
+    dependency_checks: int = 0
+    facts: int = 0
+    forced_focus: bool = False
+
+
+class SessionRecord(BaseModel):
+    """What one session received, returned and decided. Stored whole in the journal."""
+
+    model_config = ConfigDict(extra="allow")
+
+    session: int
+    status: Literal["committed", "failed"] = "committed"
+    config: str = ""
+    contract: str = ""
+    focus: str | None = None
+    decision: Literal["ANSWER", "PRESERVE"] | None = None
+    tension_before: float | None = None
+    tension_after: float | None = None
+    delta: float | None = None
+    epsilon: float | None = None
+    embedder: str | None = None
+    medoid: int | None = None
+    inputs: dict[str, str] = Field(default_factory=dict)  # call kind -> exact input text
+    outputs: dict[str, str] = Field(default_factory=dict)  # call kind -> raw response
+    calls: list[CallRecord] = Field(default_factory=list)
+    counts: SessionCounts = Field(default_factory=SessionCounts)
+    questions: list[str] = Field(default_factory=list)  # questions raised this session
+    output_text: str = ""  # plain text of what the session delivered
+    error: str | None = None
+    started: str = ""
+    finished: str = ""
+
+    @field_validator("inputs", "outputs")
+    @classmethod
+    def _str_values(cls, v: dict[str, str]) -> dict[str, str]:
+        return {str(k): str(val) for k, val in v.items()}
+
+    @property
+    def rendering(self) -> str:
+        return self.inputs.get("rendering", "")
+
+    def tokens(self, *, internal: bool | None = None, curator: bool | None = None) -> int:
+        total = 0
+        for c in self.calls:
+            is_cur = c.kind == "curator"
+            if curator is not None and is_cur != curator:
+                continue
+            if internal is not None and c.internal != internal:
+                continue
+            total += c.completion_tokens
+        return total
+
+
+class Source(_Record):
+    id: str  # sha256 of the content
+    title: str
+    locator: str
+    size: int
+    added_by: str
+    added_at: str
+    path: str  # relative to the ledger dir, e.g. sources/<sha256>.txt
+
+
+class Snapshot(_Record):
+    """A snapshot as stored: the nodes changed since the previous snapshot, plus a state hash."""
+
+    session: int
+    stage: SnapshotStage
+    seq: int
+    state_hash: str
+    node_count: int
+    changed: dict[str, dict[str, Any]] = Field(default_factory=dict)

@@ -1,0 +1,217 @@
+"""All TinyDB access: the projection file ``ledger.json`` and the one-writer lock.
+
+TinyDB is not safe across threads or processes, so:
+- writes go through :class:`ProjectionStore`, which holds a thread lock while it touches
+  the database, and a process holds a ledger for writing only while it owns the
+  ``writer.lock`` file lock (fcntl.flock, held for the writer's lifetime);
+- the storage buffers every TinyDB write in memory and :meth:`ProjectionStore.flush`
+  replaces the file atomically (temp file + fsync + rename), so a reader never sees a
+  half-written projection.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from tinydb import TinyDB
+from tinydb.storages import Storage
+from tinydb.table import Document
+
+from curiosity_tui.errors import CorruptLedgerError, LedgerLockedError
+
+PROJECTION_FILE = "ledger.json"
+LOCK_FILE = "writer.lock"
+TABLES = ("meta", "nodes", "sessions", "failed", "snapshots", "sources")
+
+
+class BufferedAtomicStorage(Storage):
+    """TinyDB storage: reads the file once, keeps the data in memory, writes it on flush()."""
+
+    def __init__(self, path: str, create: bool = False) -> None:
+        self.path = Path(path)
+        self._data: dict[str, Any] | None = None
+        self.dirty = False
+        if not self.path.exists() and not create:
+            raise FileNotFoundError(path)
+
+    def read(self) -> dict[str, Any] | None:
+        if self._data is None:
+            if self.path.exists() and self.path.stat().st_size > 0:
+                try:
+                    self._data = json.loads(self.path.read_bytes())
+                except json.JSONDecodeError as err:
+                    raise CorruptLedgerError(
+                        f"{self.path}: projection is not valid JSON (line {err.lineno})",
+                        path=str(self.path),
+                    ) from None
+            else:
+                self._data = {}
+        return self._data
+
+    def write(self, data: dict[str, Any]) -> None:
+        self._data = data
+        self.dirty = True
+
+    def flush(self) -> None:
+        if not self.dirty or self._data is None:
+            return
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        blob = json.dumps(self._data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.write(fd, blob)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, self.path)
+        self.dirty = False
+
+    def discard(self) -> None:
+        """Forget buffered changes (the next read reloads the file)."""
+        self._data = None
+        self.dirty = False
+
+    def close(self) -> None:
+        return None
+
+
+class WriterLock:
+    """An exclusive, cross-process lock on a ledger directory, naming its holder."""
+
+    def __init__(self, directory: Path) -> None:
+        self.path = directory / LOCK_FILE
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = ""
+            with contextlib.suppress(OSError):
+                holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip()
+            os.close(fd)
+            who = holder or "another process"
+            raise LedgerLockedError(
+                f"ledger {self.path.parent} is locked for writing by {who}"
+            ) from None
+        info = {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {info['pid']} on {info['host']} since {info['since']}".encode(), 0)
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, 0)
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+
+class ProjectionStore:
+    """The projection in TinyDB. One instance per open ledger; thread-safe."""
+
+    def __init__(self, directory: Path, *, create: bool = False) -> None:
+        self.path = directory / PROJECTION_FILE
+        self._lock = threading.RLock()
+        self._storage_ref: BufferedAtomicStorage | None = None
+
+        def factory(path: str) -> BufferedAtomicStorage:
+            st = BufferedAtomicStorage(path, create=create)
+            self._storage_ref = st
+            return st
+
+        self.db = TinyDB(str(self.path), storage=factory)  # type: ignore[arg-type]
+
+    @property
+    def storage(self) -> BufferedAtomicStorage:
+        assert self._storage_ref is not None
+        return self._storage_ref
+
+    @property
+    def lock(self) -> threading.RLock:
+        return self._lock
+
+    # -- reads ---------------------------------------------------------------
+    def meta(self) -> dict[str, Any]:
+        with self._lock:
+            docs = self.db.table("meta").all()
+            return dict(docs[0]) if docs else {}
+
+    def table_rows(self, name: str) -> list[dict[str, Any]]:
+        with self._lock:
+            return [dict(d) for d in self.db.table(name).all()]
+
+    # -- writes (buffered until flush) -----------------------------------------
+    def replace_meta(self, meta: dict[str, Any]) -> None:
+        with self._lock:
+            t = self.db.table("meta")
+            t.truncate()
+            t.insert(meta)
+
+    def put_nodes(self, changed: dict[str, dict[str, Any]]) -> None:
+        """Insert new nodes and replace changed ones (doc_id = the node's number)."""
+        if not changed:
+            return
+        with self._lock:
+            t = self.db.table("nodes")
+            known = set((self.storage.read() or {}).get("nodes", {}).keys())
+            upd = [int(nid[1:]) for nid in changed if nid[1:] in known]
+            new = sorted((nid for nid in changed if nid[1:] not in known), key=lambda x: int(x[1:]))
+            if upd:
+
+                def replace(doc: Any) -> None:
+                    fresh = changed[doc["id"]]
+                    doc.clear()
+                    doc.update(fresh)
+
+                t.update(replace, doc_ids=upd)
+            if new:
+                t.insert_multiple(Document(changed[nid], doc_id=int(nid[1:])) for nid in new)
+
+    def insert_rows(self, name: str, rows: list[dict[str, Any]]) -> None:
+        if rows:
+            with self._lock:
+                self.db.table(name).insert_multiple(rows)
+
+    def rewrite(self, tables: dict[str, list[dict[str, Any]]]) -> None:
+        """Replace the whole projection (used when rebuilding from the journal)."""
+        with self._lock:
+            self.db.drop_tables()
+            for name, rows in tables.items():
+                if name == "nodes":
+                    self.db.table("nodes").insert_multiple(
+                        Document(r, doc_id=int(r["id"][1:])) for r in rows
+                    )
+                else:
+                    self.db.table(name).insert_multiple(rows)
+
+    def flush(self) -> None:
+        with self._lock:
+            self.storage.flush()
+
+    def discard(self) -> None:
+        with self._lock:
+            self.storage.discard()
+            self.db.clear_cache()
+
+    def close(self) -> None:
+        with self._lock:
+            self.db.close()
