@@ -1,0 +1,213 @@
+"""What a metric sees of one run: the final snapshot and the session records.
+
+:class:`RunData` is the single input type of every registry metric (see
+:mod:`curiosity_tui.analysis.registry`). It mirrors the ledger's shapes (S1) but is
+deliberately tolerant (``extra="allow"``) so that ``RunData.from_ledger`` can hand the
+ledger's ``model_dump()`` output straight in, and tests can build runs from plain dicts.
+
+RunData files (``*.run.json``) are the analysis layer's own interchange format: one
+serialised RunData each. ``load_runs`` reads them, and ledger directories, from a run dir.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from curiosity_tui.errors import InputError
+
+#: Statuses that make a node not live (S6: live = status not in this set).
+NOT_LIVE: frozenset[str] = frozenset({"closed", "archived", "merged"})
+
+#: File suffix of a serialised RunData.
+RUN_FILE_SUFFIX = ".run.json"
+
+
+class RunNode(BaseModel):
+    """A node in the final snapshot, as far as metrics need it."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    text: str = ""
+    parent: str | None = None
+    status: str = "open"
+    created: int = 0
+    resurfaced: list[int] = Field(default_factory=list)
+    #: sessions in which a *voluntary* action worked the node (subset of ``resurfaced``)
+    voluntary: list[int] = Field(default_factory=list)
+    facts: list[Any] = Field(default_factory=list)
+    return_condition: Any = None
+    checks: list[Any] = Field(default_factory=list)
+    merged_into: str | None = None
+
+    @property
+    def pulse(self) -> int:
+        return len(self.resurfaced)
+
+    @property
+    def live(self) -> bool:
+        return self.status not in NOT_LIVE
+
+
+class RunCounts(BaseModel):
+    """A session's saved counts (the report's ``counts.*`` fields)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    voluntary_actions: int = 0
+    new_questions: int = 0
+    open_layer: int = 0
+    dependency_checks: int = 0
+    facts: int = 0
+    forced_focus: bool = False
+
+
+class RunCall(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    kind: str = ""
+    internal: bool = True
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    finish_reason: str | None = None
+
+
+class RunSession(BaseModel):
+    """One session record, as far as metrics need it."""
+
+    model_config = ConfigDict(extra="allow")
+
+    session: int
+    status: str = "committed"
+    focus: str | None = None
+    decision: str | None = None  # "ANSWER" | "PRESERVE" | None (no decision in this arm)
+    delta: float | None = None
+    epsilon: float | None = None
+    embedder: str | None = None
+    counts: RunCounts = Field(default_factory=RunCounts)
+    questions: list[str] = Field(default_factory=list)  # questions raised this session
+    calls: list[RunCall] = Field(default_factory=list)
+
+
+#: session-record fields metrics never read (exact inputs, raw outputs): left out of RunData
+_HEAVY: Any = {
+    "inputs": True,
+    "outputs": True,
+    "output_text": True,
+    "calls": {"__all__": {"request_text": True, "response_text": True}},
+}
+
+
+class RunData(BaseModel):
+    """One run: configuration, id, final snapshot, session records, contract."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    config: str
+    run_id: str
+    contract: str = ""
+    epsilon: float | None = None
+    unregistered: bool = False
+    nodes: dict[str, RunNode] = Field(default_factory=dict)
+    sessions: list[RunSession] = Field(default_factory=list)
+    meta: dict[str, Any] = Field(default_factory=dict)
+    #: where the run was read from (a ledger dir or a .run.json file); informational
+    origin: str = ""
+
+    def committed_sessions(self) -> list[RunSession]:
+        return sorted(
+            (s for s in self.sessions if s.status == "committed"), key=lambda s: s.session
+        )
+
+    def questions_by_session(self) -> dict[int, list[str]]:
+        """The questions each committed session raised, in session order (for similarity)."""
+        return {s.session: list(s.questions) for s in self.committed_sessions()}
+
+    def deltas(self) -> list[float]:
+        """Recorded Δ values of committed sessions, in session order."""
+        return [s.delta for s in self.committed_sessions() if s.delta is not None]
+
+    @classmethod
+    def from_ledger(cls, ledger: Any) -> RunData:
+        """Build from an open :class:`curiosity_tui.ledger.Ledger`.
+
+        The final snapshot is the ledger's current projection (after the last session, its
+        decay and any curator action); session records are the committed ones.
+        """
+        meta = ledger.meta
+        meta_d: dict[str, Any] = meta.model_dump(mode="json")
+        nodes = {str(nid): RunNode.model_validate(n) for nid, n in ledger.raw_nodes().items()}
+        sessions = [
+            RunSession.model_validate(r.model_dump(mode="json", exclude=_HEAVY))
+            for r in ledger.session_records()
+        ]
+        return cls(
+            config=str(meta_d.get("config", "")),
+            run_id=str(meta_d.get("name") or Path(ledger.path).name),
+            contract=str(meta_d.get("contract", "")),
+            epsilon=meta_d.get("epsilon"),
+            unregistered=bool(meta_d.get("unregistered", False)),
+            nodes=nodes,
+            sessions=sessions,
+            meta=meta_d,
+            origin=str(ledger.path),
+        )
+
+
+def read_run_file(path: Path) -> RunData:
+    try:
+        run = RunData.model_validate_json(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise InputError(f"{path}: cannot read run file: {err.strerror}") from err
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise InputError(f"{path}: not a run file: {where}: {first['msg']}") from err
+    if not run.origin:
+        run.origin = str(path)
+    return run
+
+
+def write_run_file(run: RunData, path: Path) -> None:
+    path.write_text(json.dumps(run.model_dump(mode="json"), indent=1) + "\n", encoding="utf-8")
+
+
+def _open_ledger_run(path: Path) -> RunData:
+    from curiosity_tui.ledger import Ledger
+
+    led = Ledger.open(path, write=False)
+    try:
+        return RunData.from_ledger(led)
+    finally:
+        led.close()
+
+
+def load_runs(paths: Iterable[Path]) -> list[RunData]:
+    """Read runs from ``*.run.json`` files, ledger dirs, or dirs that contain either.
+
+    A directory holding ``journal.jsonl`` is one ledger; any other directory is searched
+    (two levels down) for ledgers and run files. Order: by path, so results are stable.
+    """
+    runs: list[RunData] = []
+    for p in paths:
+        p = Path(p)
+        if not p.exists():
+            raise InputError(f"{p}: no such file or directory")
+        if p.is_file():
+            runs.append(read_run_file(p))
+        elif (p / "journal.jsonl").is_file():
+            runs.append(_open_ledger_run(p))
+        else:
+            found: list[Path] = []
+            for pattern in (f"*{RUN_FILE_SUFFIX}", f"*/*{RUN_FILE_SUFFIX}"):
+                found.extend(p.glob(pattern))
+            for pattern in ("*/journal.jsonl", "*/*/journal.jsonl"):
+                found.extend(j.parent for j in p.glob(pattern))
+            for f in sorted(set(found)):
+                runs.append(read_run_file(f) if f.is_file() else _open_ledger_run(f))
+    return runs
