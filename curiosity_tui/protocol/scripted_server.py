@@ -1,0 +1,424 @@
+"""A scripted OpenAI-compatible model server on 127.0.0.1 (tests, demo, benchmark).
+
+It is a real HTTP server (stdlib ``ThreadingHTTPServer`` in a background
+thread) speaking ``POST /v1/chat/completions``, ``POST /v1/embeddings`` and
+``GET /v1/models`` in the OpenAI wire format, so the real ``openai`` client
+talks to it unchanged. Replies come from a :class:`Script`, keyed by the call
+kind (``X-Curiosity-Call`` header) and session (``X-Curiosity-Session``):
+
+1. the first rule matching (kind, session) that still has uses left;
+2. else the ``responder`` hook, if given and it returns something;
+3. else the script's default reply for the kind;
+4. else HTTP 400 naming the kind and session (a script gap is a test bug).
+
+Faults a rule can inject: ``http_429``, ``http_500``, ``timeout`` (the
+request hangs until the client gives up), ``invalid_json`` (the reply cut in
+half), ``schema_violation`` (a JSON object of the wrong shape, or the rule's
+reply as given), ``length`` (the reply cut in half with ``finish_reason:
+length``). Replies longer than the request's ``max_tokens`` (by the server's
+deterministic token estimate) are cut and end on ``length``, as a real server
+would. Every request is recorded (headers without the Authorization value,
+and the JSON body) for tests to inspect.
+
+Usage::
+
+    with ScriptedServer(Script(defaults={"candidate": "An answer."})) as server:
+        client = ModelClient(base_url=server.base_url, api_key="x", model="scripted")
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import struct
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from curiosity_tui.errors import InputError
+
+Fault = Literal["http_429", "http_500", "timeout", "invalid_json", "schema_violation", "length"]
+ReplyContent = str | dict[str, Any] | list[Any]
+
+SCRIPTED_MODEL = "scripted"
+EMBEDDING_DIM = 64
+SCHEMA_VIOLATION_REPLY = {"unexpected": "this object does not follow the requested schema"}
+
+
+def estimate_tokens(text: str) -> int:
+    """Deterministic token estimate used for usage figures: about four characters a token."""
+    return (len(text) + 3) // 4
+
+
+def hashed_embedding(text: str, dim: int = EMBEDDING_DIM) -> list[float]:
+    """A deterministic unit vector: a bag of hashed lower-case words (similar texts are close)."""
+    vec = [0.0] * dim
+    for word in re.findall(r"\w+", text.lower()):
+        digest = hashlib.sha256(word.encode("utf-8")).digest()
+        index = int.from_bytes(digest[:4], "little") % dim
+        vec[index] += 1.0 if digest[4] & 1 else -1.0
+    norm = sum(v * v for v in vec) ** 0.5
+    if norm == 0.0:
+        vec[0] = 1.0
+        return vec
+    return [v / norm for v in vec]
+
+
+class Reply(BaseModel):
+    """What the server answers for one request."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reply: ReplyContent = ""
+    finish_reason: str = "stop"
+    completion_tokens: int | None = Field(
+        default=None, description="Override of the usage figure; default: the token estimate."
+    )
+    latency_ms: int = 0
+    fault: Fault | None = None
+
+
+class ScriptRule(Reply):
+    """A reply for matching requests: ``kind`` and optionally ``session``."""
+
+    kind: str
+    session: int | None = None
+    times: int | None = Field(
+        default=None,
+        description="How many requests this rule serves before later matching rules apply; null = all.",
+    )
+
+
+class Script(BaseModel):
+    """Rules tried in order, then a default reply per kind; plus fixed embedding vectors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rules: list[ScriptRule] = Field(default_factory=list)
+    defaults: dict[str, ReplyContent | Reply] = Field(default_factory=dict)
+    embeddings: dict[str, list[float]] = Field(
+        default_factory=dict, description="Text → vector overrides for /v1/embeddings."
+    )
+
+    @classmethod
+    def load(cls, path: str | Path) -> Script:
+        path = Path(path)
+        try:
+            return cls.model_validate_json(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise InputError(f"cannot read script {path}: {exc.strerror}") from exc
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise InputError(f"invalid script {path}: {where}: {first['msg']}") from exc
+
+
+Responder = Callable[[str, int | None, dict[str, Any]], ReplyContent | Reply | None]
+"""responder(kind, session, request_json) -> reply, a Reply (to inject faults), or None to fall through."""
+
+
+class RecordedRequest(BaseModel):
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @property
+    def kind(self) -> str | None:
+        return self.headers.get("x-curiosity-call")
+
+    @property
+    def session(self) -> int | None:
+        value = self.headers.get("x-curiosity-session")
+        return int(value) if value is not None and value.lstrip("-").isdigit() else None
+
+
+class _HTTPError(Exception):
+    def __init__(self, status: int, message: str, type_: str = "invalid_request_error"):
+        super().__init__(message)
+        self.status = status
+        self.type_ = type_
+
+
+class ScriptedServer:
+    """The server. ``start()``/``stop()`` or use it as a context manager."""
+
+    def __init__(
+        self,
+        script: Script | None = None,
+        *,
+        responder: Responder | None = None,
+        latency_ms: int = 0,
+        supports_json_schema: bool = True,
+        enforce_max_tokens: bool = True,
+        model: str = SCRIPTED_MODEL,
+        hang_s: float = 30.0,
+        port: int = 0,
+    ) -> None:
+        self.script = script or Script()
+        self.responder = responder
+        self.latency_ms = latency_ms
+        self.supports_json_schema = supports_json_schema
+        self.enforce_max_tokens = enforce_max_tokens
+        self.model = model
+        self.hang_s = hang_s
+        self.requests: list[RecordedRequest] = []
+        self._port = port
+        self._lock = threading.Lock()
+        self._used: list[int] = [0] * len(self.script.rules)
+        self._stopping = threading.Event()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self._counter = 0
+
+    # -- lifecycle ---------------------------------------------------------
+
+    def start(self) -> ScriptedServer:
+        if self._httpd is not None:
+            return self
+        server = self
+
+        class Handler(_Handler):
+            owner = server
+
+        httpd = ThreadingHTTPServer(("127.0.0.1", self._port), Handler)
+        httpd.daemon_threads = True
+        self._httpd = httpd
+        self._stopping.clear()
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        httpd, self._httpd = self._httpd, None
+        if httpd is None:
+            return
+        self._stopping.set()
+        httpd.shutdown()
+        httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> ScriptedServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            raise RuntimeError("scripted server is not running")
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def requests_of(self, kind: str) -> list[RecordedRequest]:
+        with self._lock:
+            return [r for r in self.requests if r.kind == kind]
+
+    # -- reply selection ---------------------------------------------------
+
+    def _record(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> None:
+        with self._lock:
+            self.requests.append(RecordedRequest(path=path, headers=headers, body=body))
+
+    def _select(self, kind: str, session: int | None, body: dict[str, Any]) -> Reply | None:
+        with self._lock:
+            for i, rule in enumerate(self.script.rules):
+                if rule.kind != kind or (rule.session is not None and rule.session != session):
+                    continue
+                if rule.times is not None and self._used[i] >= rule.times:
+                    continue
+                self._used[i] += 1
+                return Reply.model_validate(rule.model_dump(include=set(Reply.model_fields)))
+        if self.responder is not None:
+            got = self.responder(kind, session, body)
+            if got is not None:
+                return got if isinstance(got, Reply) else Reply(reply=got)
+        default = self.script.defaults.get(kind)
+        if default is None:
+            return None
+        return default if isinstance(default, Reply) else Reply(reply=default)
+
+    def _next_id(self) -> int:
+        with self._lock:
+            self._counter += 1
+            return self._counter
+
+    def _sleep(self, ms: int) -> None:
+        if ms > 0:
+            self._stopping.wait(ms / 1000.0)
+
+    def _apply_fault(self, reply: Reply) -> None:
+        if reply.fault == "http_429":
+            raise _HTTPError(429, "scripted rate limit", "rate_limit_exceeded")
+        if reply.fault == "http_500":
+            raise _HTTPError(500, "scripted server error", "server_error")
+        if reply.fault == "timeout":
+            self._stopping.wait(self.hang_s)
+            raise _HTTPError(504, "scripted timeout", "timeout")
+
+    def handle_chat(self, headers: dict[str, str], body: dict[str, Any]) -> dict[str, Any]:
+        kind = headers.get("x-curiosity-call", "")
+        session_raw = headers.get("x-curiosity-session")
+        session = int(session_raw) if session_raw and session_raw.lstrip("-").isdigit() else None
+        response_format = body.get("response_format") or {}
+        if response_format.get("type") == "json_schema" and not self.supports_json_schema:
+            raise _HTTPError(400, "response_format type 'json_schema' is not supported")
+        reply = self._select(kind, session, body)
+        if reply is None:
+            raise _HTTPError(
+                400, f"scripted server: no reply scripted for kind={kind!r} session={session}"
+            )
+        self._sleep(self.latency_ms + reply.latency_ms)
+        self._apply_fault(reply)
+        content = (
+            reply.reply
+            if isinstance(reply.reply, str)
+            else json.dumps(reply.reply, ensure_ascii=False)
+        )
+        finish = reply.finish_reason
+        if reply.fault == "invalid_json":
+            content = content[: len(content) // 2] if len(content) > 1 else "{"
+        elif reply.fault == "schema_violation":
+            if not isinstance(reply.reply, dict | list) or not reply.reply:
+                content = json.dumps(SCHEMA_VIOLATION_REPLY)
+        elif reply.fault == "length":
+            content, finish = content[: len(content) // 2], "length"
+        completion = reply.completion_tokens
+        if completion is None:
+            completion = estimate_tokens(content)
+        cap = body.get("max_completion_tokens") or body.get("max_tokens")
+        if self.enforce_max_tokens and isinstance(cap, int) and completion > cap:
+            content, finish, completion = content[: cap * 4], "length", cap
+        messages = body.get("messages") or []
+        prompt_text = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
+        prompt = estimate_tokens(prompt_text)
+        return {
+            "id": f"chatcmpl-scripted-{self._next_id()}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model") or self.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content},
+                    "finish_reason": finish,
+                    "logprobs": None,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            },
+        }
+
+    def handle_embeddings(self, headers: dict[str, str], body: dict[str, Any]) -> dict[str, Any]:
+        kind = headers.get("x-curiosity-call", "embeddings")
+        session_raw = headers.get("x-curiosity-session")
+        session = int(session_raw) if session_raw and session_raw.lstrip("-").isdigit() else None
+        with self._lock:
+            rule: Reply | None = None
+            for i, r in enumerate(self.script.rules):
+                if r.kind != kind or (r.session is not None and r.session != session):
+                    continue
+                if r.times is not None and self._used[i] >= r.times:
+                    continue
+                self._used[i] += 1
+                rule = r
+                break
+        self._sleep(self.latency_ms + (rule.latency_ms if rule else 0))
+        if rule is not None:
+            self._apply_fault(rule)
+        raw = body.get("input")
+        texts = [raw] if isinstance(raw, str) else raw
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            raise _HTTPError(400, "input must be a string or a list of strings")
+        data = []
+        for i, text in enumerate(texts):
+            vec = self.script.embeddings.get(text) or hashed_embedding(text)
+            value: Any = vec
+            if body.get("encoding_format") == "base64":
+                value = base64.b64encode(struct.pack(f"<{len(vec)}f", *vec)).decode("ascii")
+            data.append({"object": "embedding", "index": i, "embedding": value})
+        tokens = sum(estimate_tokens(t) for t in texts)
+        return {
+            "object": "list",
+            "data": data,
+            "model": body.get("model") or self.model,
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+        }
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: ScriptedServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        return
+
+    def _send(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def _error(self, err: _HTTPError) -> None:
+        payload = {"error": {"message": str(err), "type": err.type_, "code": err.status}}
+        self._send(err.status, payload)
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        if self.path.rstrip("/") == "/v1/models":
+            model = self.owner.model
+            self._send(200, {"object": "list", "data": [{"id": model, "object": "model"}]})
+        else:
+            self._error(_HTTPError(404, f"no such path {self.path}"))
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        headers = {
+            k.lower(): ("<redacted>" if k.lower() in {"authorization", "api-key"} else v)
+            for k, v in self.headers.items()
+        }
+        try:
+            body = json.loads(raw or b"{}")
+            if not isinstance(body, dict):
+                raise ValueError("body is not a JSON object")
+        except ValueError as exc:
+            self._error(_HTTPError(400, f"invalid JSON body: {exc}"))
+            return
+        path = self.path.split("?", 1)[0].rstrip("/")
+        self.owner._record(path, headers, body)
+        try:
+            if path == "/v1/chat/completions":
+                payload = self.owner.handle_chat(headers, body)
+            elif path == "/v1/embeddings":
+                payload = self.owner.handle_embeddings(headers, body)
+            else:
+                raise _HTTPError(404, f"no such path {path}")
+        except _HTTPError as err:
+            if err.type_ == "timeout":
+                self.close_connection = True
+                return
+            self._error(err)
+            return
+        self._send(200, payload)
