@@ -1,0 +1,485 @@
+"""Build a blind pack from runs (ledgers): three uniform unnamed sections per item.
+
+Per run (S8): section 1 is session 1's delivered text; section 2 is the input of session
+5 re-rendered from the store snapshot after session 4 — each open node's question and its
+last five facts in the S2 queue order, with every field name, id, status, pulse, queue
+position, return condition and preserved count left out; section 3 is session 5's
+delivered text, with field labels stripped. The no-store arms (A, B) get an empty section
+2, so every item has the same layout. Items are shuffled under opaque ids; the key (item →
+run, configuration) goes to a separate file whose sha256 is recorded in the manifest.
+
+Under ``pilot-02`` the builder adds control items (plain repetition, repetition with added
+unsupported detail, a genuine resolution) built from store-bearing items and flagged only
+in the key.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from curiosity_tui.errors import InputError
+from curiosity_tui.packs.pack import (
+    ITEMS_FILE,
+    MANIFEST_FILE,
+    ItemRef,
+    KeyEntry,
+    PackError,
+    PackItem,
+    PackKey,
+    PackManifest,
+    atomic_write_bytes,
+    default_key_path,
+    items_bytes,
+    sha256_bytes,
+)
+from curiosity_tui.packs.rating import utc_now, validate_rater_name
+from curiosity_tui.packs.schemes import Scheme, scheme_sha256
+
+__all__ = [
+    "CONFIGS",
+    "NO_STORE_CONFIGS",
+    "BuildResult",
+    "RunMaterial",
+    "build_pack",
+    "collect_ledgers",
+    "material_from_ledger",
+    "neutral_input",
+    "strip_labels",
+]
+
+CONFIGS = ("A", "B", "B-armed+cur", "B-armed-cur", "C+cur", "C-cur")
+NO_STORE_CONFIGS = frozenset({"A", "B"})
+RENDER_FACTS = 5
+
+# Field and section labels a rendering or a structured deliverable may carry. A line that
+# starts with one of these followed by ':' loses the label; a line that is only the label
+# is dropped. Matching is case-insensitive and tolerates bullets, '#', '*' and '[n]'.
+FIELD_LABELS = (
+    "question ledger",
+    "question",
+    "questions",
+    "status",
+    "node status",
+    "pulse",
+    "parent",
+    "id",
+    "node",
+    "facts",
+    "fact",
+    "return condition",
+    "required facts",
+    "required fact",
+    "required actions",
+    "required action",
+    "closure test",
+    "preserved candidates",
+    "preserved",
+    "living questions",
+    "living question",
+    "open layer",
+    "new questions",
+    "new question",
+    "focus",
+    "forced focus",
+    "queue",
+    "queue position",
+    "decision",
+    "answer",
+    "actions",
+    "actions on existing nodes",
+    "dependency checks",
+    "dependency check",
+    "checks",
+    "evidence",
+    "tension",
+    "delta",
+    "curator priority",
+)
+_LABEL_RE = re.compile(
+    r"^(?P<lead>\s*(?:[-*•#>]+\s*|\[\d+\]\s*|\d+[.)]\s*)*)(?:\*\*|__)?"
+    r"(?P<label>"
+    + "|".join(re.escape(x) for x in sorted(FIELD_LABELS, key=len, reverse=True))
+    + r")"
+    r"(?:\s*\([^)]*\))?(?:\*\*|__)?\s*:(?:\*\*|__)?\s*",
+    re.IGNORECASE,
+)
+_MARK_RE = re.compile(
+    r"\s*\[(?:checked s\d+: (?:satisfied|not satisfied)|unchecked|waived)\]", re.IGNORECASE
+)
+_TAG_RE = re.compile(r"</?\s*(?:PRESERVE|ANSWER|OPEN[_ ]LAYER)\s*/?>", re.IGNORECASE)
+_ID_PIPE_RE = re.compile(r"^\s*(?:\[\d+\]\s*)?q\d+\s*\|.*$")
+_HEADER_RE = re.compile(r"^\s*QUESTION LEDGER\b", re.IGNORECASE)
+_REQ_ID_RE = re.compile(r"^(?P<lead>\s*[-*•]\s*)r\d+\s*:\s*")
+_SESSION_TAG_RE = re.compile(r"^(?P<lead>\s*[-*•]\s*)\(s\d+\)\s*")
+
+
+def strip_labels(text: str) -> str:
+    """Remove field names, return-condition marks, queue labels and protocol tags."""
+    out: list[str] = []
+    for line in text.replace("\r\n", "\n").split("\n"):
+        if _ID_PIPE_RE.match(line) or _HEADER_RE.match(line):
+            continue  # rendering headers: "[1] q3 | status: open | pulse: 2 | ..."
+        line = _TAG_RE.sub("", line)
+        line = _MARK_RE.sub("", line)
+        m = _LABEL_RE.match(line)
+        if m:
+            rest = line[m.end() :]
+            if not rest.strip() or re.fullmatch(r"[\s\d.,()/-]*", rest):
+                continue  # a bare label, or a count ("preserved candidates: 2")
+            line = m.group("lead") + rest
+        line = _REQ_ID_RE.sub(lambda mm: mm.group("lead"), line)
+        line = _SESSION_TAG_RE.sub(lambda mm: mm.group("lead"), line)
+        out.append(line.rstrip())
+    # collapse runs of blank lines left behind
+    text = "\n".join(out)
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return text.strip("\n")
+
+
+def neutral_input(nodes: Mapping[str, Mapping[str, Any]], session: int) -> str:
+    """The store as session ``session`` received it, without any label.
+
+    Open nodes in the S2 queue order (``curiosity_tui.ledger.queue.queue``); for each, its
+    question and up to the last five facts. Nothing else: no id, status, pulse, parent,
+    queue position, return condition, check mark or preserved count."""
+    from curiosity_tui.ledger.queue import queue
+
+    blocks: list[str] = []
+    for node in queue(list(nodes.values()), session):
+        lines = [f"* {_one_block(str(node['text']))}"]
+        for fact in list(node.get("facts") or [])[-RENDER_FACTS:]:
+            lines.append(f"    - {_one_block(str(fact['text']), '      ')}")
+        blocks.append("\n".join(lines))
+    return strip_labels("\n\n".join(blocks))
+
+
+def _one_block(text: str, indent: str = "  ") -> str:
+    return text.strip().replace("\r\n", "\n").replace("\n", "\n" + indent)
+
+
+@dataclass
+class RunMaterial:
+    """What one run contributes to a pack (read from a ledger, or built in tests)."""
+
+    run: str
+    ledger: str
+    config: str
+    first_output: str
+    later_input: str  # already neutral; "" for the no-store arms
+    later_output: str
+    sources: list[tuple[str, str]] = field(default_factory=list)  # (title, text)
+
+
+class _LedgerLike(Protocol):  # pragma: no cover - typing aid
+    path: Path
+
+
+def material_from_ledger(path: str | Path, *, first: int = 1, later: int = 5) -> RunMaterial:
+    """Read one ledger (read-only) and take its sessions ``first`` and ``later``."""
+    from curiosity_tui.ledger import Ledger
+
+    p = Path(path)
+    led = Ledger.open(p)
+    try:
+        meta = led.meta
+        if meta.config not in CONFIGS:
+            raise PackError(f"{p}: unknown configuration {meta.config!r}")
+        recs = {}
+        for n in (first, later):
+            rec = led.session_record(n)
+            if rec is None or rec.status != "committed":
+                raise PackError(
+                    f"{p}: session {n} is missing or did not commit; cannot build its item"
+                )
+            recs[n] = rec
+        if meta.config in NO_STORE_CONFIGS:
+            later_input = ""
+        else:
+            later_input = neutral_input(led.snapshot(later - 1), later)
+        sources: list[tuple[str, str]] = []
+        for src in led.sources():
+            try:
+                sources.append((src.title, led.source_text(src.id)))
+            except (OSError, InputError):
+                continue
+        return RunMaterial(
+            run=meta.name or p.name,
+            ledger=str(p.resolve()),
+            config=meta.config,
+            first_output=strip_labels(recs[first].output_text),
+            later_input=later_input,
+            later_output=strip_labels(recs[later].output_text),
+            sources=sources,
+        )
+    finally:
+        led.close()
+
+
+def collect_ledgers(paths: Sequence[str | Path]) -> list[Path]:
+    """Expand RUN_DIR arguments (directories of ledgers) and ledger paths, in order."""
+    from curiosity_tui.ledger import iter_ledgers
+
+    out: list[Path] = []
+    for p in paths:
+        found = list(iter_ledgers(p))
+        if not found:
+            raise PackError(f"{p}: neither a ledger nor a directory containing ledgers")
+        out.extend(found)
+    seen: set[Path] = set()
+    uniq = []
+    for p in out:
+        rp = p.resolve()
+        if rp in seen:
+            raise PackError(f"{p}: the same ledger is named twice")
+        seen.add(rp)
+        uniq.append(p)
+    return uniq
+
+
+# --------------------------------------------------------------------------- controls
+
+_DETAIL_TEMPLATES = (
+    "By {y1} roughly {p}% of the recorded cases already followed this pattern, "
+    "and {a} of the {b} documented instances date from before {y2}.",
+    "The share rose from {p2}% in {y1} to {p}% by {y2}, according to the surviving tallies.",
+    "Specifically, {a} of {b} known cases ({p}%) fit this description, most of them after {y1}.",
+)
+_SENT_RE = re.compile(r"(?<=[.!?])\s+")
+
+
+def _input_blocks(section2: str) -> list[str]:
+    return [b.strip() for b in section2.split("\n\n") if b.strip().startswith("*")]
+
+
+def _restate(block: str) -> str:
+    """A node block of section 2 restated as prose, nothing added."""
+    lines = [ln.strip().lstrip("*-").strip() for ln in block.split("\n") if ln.strip()]
+    return " ".join(lines)
+
+
+def _unsupported_detail(rng: random.Random) -> str:
+    y1 = rng.randint(1400, 1900)
+    tmpl = rng.choice(_DETAIL_TEMPLATES)
+    b = rng.randint(20, 90)
+    return tmpl.format(
+        y1=y1,
+        y2=y1 + rng.randint(3, 30),
+        p=rng.randint(35, 85),
+        p2=rng.randint(5, 30),
+        a=rng.randint(5, b - 1),
+        b=b,
+    )
+
+
+def _resolution(
+    rng: random.Random, block: str, mat: RunMaterial, item_sections: list[str]
+) -> str | None:
+    head = _restate(block.split("\n")[0])
+    if mat.sources:
+        title, text = rng.choice(mat.sources)
+        sents = [
+            s.strip() for s in _SENT_RE.split(" ".join(text.split())) if 40 <= len(s.strip()) <= 300
+        ]
+        if sents:
+            passage = rng.choice(sents)
+            return (
+                f"{head} This can now be settled. The point rests on a passage of {title}: "
+                f'"{passage}" That passage answers the requirement directly, so it no longer stands open.'
+            )
+    sents = [
+        s.strip()
+        for s in _SENT_RE.split(" ".join(item_sections[0].split()))
+        if 40 <= len(s.strip()) <= 300
+    ]
+    if not sents:
+        return None
+    passage = rng.choice(sents)
+    return (
+        f"{head} This can now be settled from what the first part of this investigation "
+        f'already established: "{passage}" That statement answers the requirement directly, '
+        "so it no longer stands open."
+    )
+
+
+# --------------------------------------------------------------------------- build
+
+
+@dataclass
+class BuildResult:
+    packdir: Path
+    key_path: Path
+    manifest: PackManifest
+    n_runs: int
+    n_controls: int
+    configs: dict[str, int]
+    notes: list[str]
+
+
+def _new_id(rng: random.Random, taken: set[str]) -> str:
+    while True:
+        cand = f"i{rng.getrandbits(32):08x}"
+        if cand not in taken:
+            taken.add(cand)
+            return cand
+
+
+def build_pack(
+    materials: Sequence[RunMaterial],
+    scheme: Scheme,
+    out: str | Path,
+    *,
+    seed: int | None = None,
+    key_out: str | Path | None = None,
+    expected_raters: Sequence[str] = (),
+    min_raters: int = 2,
+    controls_per_kind: int = 1,
+) -> BuildResult:
+    """Write a pack to ``out`` (must not exist or be empty) and its key beside it."""
+    packdir = Path(out)
+    if packdir.exists() and any(packdir.iterdir()):
+        raise PackError(f"{packdir} exists and is not empty; choose a new pack directory")
+    if not materials:
+        raise PackError("no runs given; a pack needs at least one run")
+    for r in expected_raters:
+        validate_rater_name(r)
+    key_path = Path(key_out) if key_out else default_key_path(packdir)
+    if key_path.resolve().is_relative_to(packdir.resolve()):
+        raise PackError(
+            f"the key {key_path} would be inside the pack; raters open the pack, so the key "
+            "must live outside it"
+        )
+    if key_path.exists():
+        raise PackError(f"{key_path} already exists; refusing to overwrite a key")
+    if seed is None:
+        seed = secrets.randbits(31)
+    rng = random.Random(seed)
+    taken: set[str] = set()
+    notes: list[str] = []
+
+    staged: list[tuple[PackItem, KeyEntry]] = []
+    for mat in materials:
+        if mat.config not in CONFIGS:
+            raise PackError(f"{mat.ledger}: unknown configuration {mat.config!r}")
+        sections = [
+            mat.first_output,
+            "" if mat.config in NO_STORE_CONFIGS else mat.later_input,
+            mat.later_output,
+        ]
+        iid = _new_id(rng, taken)
+        staged.append(
+            (
+                PackItem(id=iid, sections=sections),
+                KeyEntry(item=iid, run=mat.run, ledger=mat.ledger, config=mat.config),
+            )
+        )
+
+    n_controls = 0
+    if scheme.controls and controls_per_kind > 0:
+        bases = [
+            (it, ent, mat)
+            for (it, ent), mat in zip(staged, materials, strict=True)
+            if _input_blocks(it.sections[1])
+        ]
+        if not bases:
+            notes.append(
+                "no store-bearing run has a non-empty input section; no control items built"
+            )
+        for spec in scheme.controls:
+            for _ in range(controls_per_kind):
+                if not bases:
+                    break
+                base_item, base_ent, mat = rng.choice(bases)
+                block = rng.choice(_input_blocks(base_item.sections[1]))
+                if spec.kind == "repetition":
+                    s3: str | None = _restate(block)
+                elif spec.kind == "unsupported-detail":
+                    s3 = f"{_restate(block)} {_unsupported_detail(rng)} {_unsupported_detail(rng)}"
+                else:
+                    s3 = _resolution(rng, block, mat, base_item.sections)
+                if s3 is None:
+                    notes.append(f"could not build a {spec.kind} control from {base_ent.run}")
+                    continue
+                iid = _new_id(rng, taken)
+                staged.append(
+                    (
+                        PackItem(
+                            id=iid, sections=[base_item.sections[0], base_item.sections[1], s3]
+                        ),
+                        KeyEntry(
+                            item=iid,
+                            kind="control",
+                            run=base_ent.run,
+                            ledger=base_ent.ledger,
+                            config=base_ent.config,
+                            control=spec.kind,
+                            base_item=base_item.id,
+                        ),
+                    )
+                )
+                n_controls += 1
+    rng.shuffle(staged)
+    items = [it for it, _ in staged]
+    pack_id = f"p{secrets.token_hex(6)}"
+    key = PackKey(
+        pack_id=pack_id,
+        scheme_id=scheme.id,
+        seed=seed,
+        items={ent.item: ent for _, ent in staged},
+    )
+    key_bytes = (json.dumps(key.model_dump(mode="json"), indent=2, sort_keys=True) + "\n").encode()
+    ib = items_bytes(items)
+    manifest = PackManifest(
+        pack_id=pack_id,
+        created_at=utc_now(),
+        scheme=scheme,
+        scheme_sha256=scheme_sha256(scheme),
+        items=[ItemRef(id=it.id, cluster=it.id) for it in items],
+        items_sha256=sha256_bytes(ib),
+        key_sha256=sha256_bytes(key_bytes),
+        key_name=key_path.name,
+        expected_raters=list(expected_raters),
+        min_raters=min_raters,
+    )
+    packdir.mkdir(parents=True, exist_ok=True)
+    (packdir / "ratings").mkdir(exist_ok=True)
+    atomic_write_bytes(key_path, key_bytes)
+    atomic_write_bytes(packdir / ITEMS_FILE, ib)
+    atomic_write_bytes(
+        packdir / MANIFEST_FILE,
+        (
+            json.dumps(manifest.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+        ).encode(),
+    )
+    from curiosity_tui.packs.unblind import PackLog
+
+    PackLog(packdir).append(
+        "pack_built",
+        "system",
+        {
+            "items": len(items),
+            "controls": n_controls,
+            "scheme": scheme.id,
+            "scheme_sha256": manifest.scheme_sha256,
+            "items_sha256": manifest.items_sha256,
+            "key_sha256": manifest.key_sha256,
+        },
+    )
+    configs: dict[str, int] = {}
+    for m in materials:
+        configs[m.config] = configs.get(m.config, 0) + 1
+    return BuildResult(
+        packdir=packdir,
+        key_path=key_path,
+        manifest=manifest,
+        n_runs=len(materials),
+        n_controls=n_controls,
+        configs=configs,
+        notes=notes,
+    )

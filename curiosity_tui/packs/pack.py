@@ -1,0 +1,211 @@
+"""The blind pack on disk: what a rater opens, and what only the key holder opens.
+
+Layout (decision 060)::
+
+    PACKDIR/
+      manifest.json      format, pack id, embedded scheme, item order, sha256 of items and key
+      items.jsonl        one item a line: {"id": ..., "sections": [s1, s2, s3]}
+      ratings/NAME.jsonl one file per rater, append-only records (rating.py)
+      log.jsonl          the pack's own append-only, hash-chained log (unblind.py)
+    PACKDIR/../PACKNAME.key.json   the key: item -> run, configuration (default place)
+
+Nothing in this module reads the key; :func:`read_key` lives in ``unblind.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from curiosity_tui.errors import InputError
+from curiosity_tui.packs.schemes import Scheme
+
+__all__ = [
+    "ITEMS_FILE",
+    "KeyEntry",
+    "LOG_FILE",
+    "MANIFEST_FILE",
+    "PACK_FORMAT",
+    "Pack",
+    "PackError",
+    "PackItem",
+    "PackKey",
+    "PackManifest",
+    "RATINGS_DIR",
+    "atomic_write_bytes",
+    "default_key_path",
+    "sha256_bytes",
+]
+
+PACK_FORMAT = "curiosity-tui-pack/1"
+KEY_FORMAT = "curiosity-tui-pack-key/1"
+MANIFEST_FILE = "manifest.json"
+ITEMS_FILE = "items.jsonl"
+RATINGS_DIR = "ratings"
+LOG_FILE = "log.jsonl"
+
+
+class PackError(InputError):
+    """A pack directory is missing, malformed or inconsistent."""
+
+
+class PackItem(BaseModel):
+    id: str
+    sections: list[str] = Field(min_length=3, max_length=3)
+
+
+class ItemRef(BaseModel):
+    id: str
+    cluster: str = Field(
+        description="opaque resampling unit for the bootstrap; one run = one cluster"
+    )
+
+
+class PackManifest(BaseModel):
+    format: Literal["curiosity-tui-pack/1"] = "curiosity-tui-pack/1"
+    pack_id: str
+    created_at: str
+    scheme: Scheme
+    scheme_sha256: str
+    items: list[ItemRef]
+    items_sha256: str
+    key_sha256: str
+    key_name: str = Field(description="file name of the key (not opened by raters)")
+    expected_raters: list[str] = Field(default_factory=list)
+    min_raters: int = 2
+
+
+class KeyEntry(BaseModel):
+    item: str
+    kind: Literal["run", "control"] = "run"
+    run: str
+    ledger: str
+    config: str
+    control: str | None = None
+    base_item: str | None = None
+
+
+class PackKey(BaseModel):
+    format: Literal["curiosity-tui-pack-key/1"] = "curiosity-tui-pack-key/1"
+    pack_id: str
+    scheme_id: str
+    seed: int
+    items: dict[str, KeyEntry]
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that a crash leaves either the old or the new file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    try:
+        dfd = os.open(path.parent, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+
+
+def default_key_path(packdir: Path) -> Path:
+    """The key's default place: beside the pack directory, never inside it."""
+    packdir = Path(packdir).resolve()
+    return packdir.parent / f"{packdir.name}.key.json"
+
+
+def items_bytes(items: list[PackItem]) -> bytes:
+    return b"".join(
+        (json.dumps(it.model_dump(mode="json"), ensure_ascii=False, sort_keys=True) + "\n").encode(
+            "utf-8"
+        )
+        for it in items
+    )
+
+
+class Pack:
+    """A pack as a rater's tools see it: manifest and items. Never touches the key."""
+
+    def __init__(self, path: Path, manifest: PackManifest, items: dict[str, PackItem]) -> None:
+        self.path = path
+        self.manifest = manifest
+        self.items = items
+
+    @property
+    def scheme(self) -> Scheme:
+        return self.manifest.scheme
+
+    @property
+    def order(self) -> list[str]:
+        return [ref.id for ref in self.manifest.items]
+
+    @property
+    def clusters(self) -> dict[str, str]:
+        return {ref.id: ref.cluster for ref in self.manifest.items}
+
+    @property
+    def ratings_dir(self) -> Path:
+        return self.path / RATINGS_DIR
+
+    def item(self, item_id: str) -> PackItem:
+        try:
+            return self.items[item_id]
+        except KeyError:
+            raise PackError(f"{self.path}: no item {item_id!r} in this pack") from None
+
+    @classmethod
+    def open(cls, path: str | Path) -> Pack:
+        p = Path(path)
+        mpath = p / MANIFEST_FILE
+        ipath = p / ITEMS_FILE
+        if not p.is_dir():
+            raise PackError(f"no such pack directory: {p}")
+        if not mpath.is_file() or not ipath.is_file():
+            raise PackError(f"not a pack (no {MANIFEST_FILE} or {ITEMS_FILE}): {p}")
+        try:
+            manifest = PackManifest.model_validate_json(mpath.read_bytes())
+        except ValidationError as err:
+            first = err.errors()[0]
+            loc = ".".join(str(x) for x in first["loc"])
+            raise PackError(f"{mpath}: invalid manifest at {loc}: {first['msg']}") from err
+        raw = ipath.read_bytes()
+        if sha256_bytes(raw) != manifest.items_sha256:
+            raise PackError(
+                f"{ipath}: contents do not match the sha256 recorded in {MANIFEST_FILE}; "
+                "the items were changed after the pack was built"
+            )
+        items: dict[str, PackItem] = {}
+        for lineno, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                it = PackItem.model_validate_json(line)
+            except ValidationError as err:
+                raise PackError(
+                    f"{ipath}:{lineno}: invalid item: {err.errors()[0]['msg']}"
+                ) from err
+            items[it.id] = it
+        missing = [ref.id for ref in manifest.items if ref.id not in items]
+        if missing:
+            raise PackError(f"{ipath}: items listed in the manifest are missing: {missing[:5]}")
+        return cls(p, manifest, items)

@@ -1,0 +1,285 @@
+"""The rating domain: validation, verbatim quote checks, atomic saves, resume, revisions.
+
+A :class:`RatingSession` is one rater working on one pack. It opens the manifest, the
+items and ``ratings/NAME.jsonl`` for its own rater only — never another rater's file and
+never the key. Every save rewrites the rater's file atomically (temp file, fsync,
+rename) with the new record appended, so a crash loses at most the item being typed.
+Saving an item again appends a revision; nothing is overwritten.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+from curiosity_tui.errors import InputError
+from curiosity_tui.packs.pack import RATINGS_DIR, Pack, PackItem, atomic_write_bytes
+from curiosity_tui.packs.schemes import Question, Scheme
+
+__all__ = [
+    "QuestionAnswer",
+    "QuoteCheck",
+    "RaterNameError",
+    "RatingError",
+    "RatingRecord",
+    "RatingSession",
+    "check_quote",
+    "normalise_ws",
+    "ratings_path",
+    "read_ratings",
+    "validate_answers",
+    "validate_rater_name",
+]
+
+_RATER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_WS_RE = re.compile(r"\s+")
+
+
+class RatingError(InputError):
+    """A rating cannot be saved as given (the message says what to fix)."""
+
+
+class RaterNameError(InputError):
+    pass
+
+
+class QuestionAnswer(BaseModel):
+    category: str
+    grounds: str
+    quotes: list[str] = Field(default_factory=list)
+
+
+class RatingRecord(BaseModel):
+    pack_id: str
+    item: str
+    rater: str
+    revision: int = Field(ge=0, description="0 for the first rating of the item, then 1, 2 …")
+    ts: str
+    answers: dict[str, QuestionAnswer]
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def validate_rater_name(name: str) -> str:
+    """Rater names become file names: letters, digits, ``.``, ``_``, ``-``; no separators."""
+    if not isinstance(name, str) or not _RATER_RE.match(name) or name in (".", ".."):
+        raise RaterNameError(
+            f"invalid rater name {name!r}: use 1–64 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit (no path separators or spaces)"
+        )
+    return name
+
+
+def ratings_path(packdir: Path, rater: str) -> Path:
+    return Path(packdir) / RATINGS_DIR / f"{validate_rater_name(rater)}.jsonl"
+
+
+def normalise_ws(text: str) -> str:
+    """Collapse every run of whitespace (spaces, tabs, newlines) to one space; strip ends."""
+    return _WS_RE.sub(" ", text).strip()
+
+
+@dataclass(frozen=True)
+class QuoteCheck:
+    ok: bool
+    reason: str = ""
+    section: int | None = None  # 1-based section the quote was found in
+
+
+def _snippet(text: str, width: int = 24) -> str:
+    text = text[:width]
+    return text + ("…" if len(text) == width else "")
+
+
+def check_quote(quote: str, sections: list[str]) -> QuoteCheck:
+    """Does ``quote`` occur verbatim in one of the item's sections, after whitespace
+    normalisation? On failure the reason names where the quote stops matching."""
+    q = normalise_ws(quote)
+    if not q:
+        return QuoteCheck(False, "the quote is empty")
+    norms = [normalise_ws(s) for s in sections]
+    for i, s in enumerate(norms, start=1):
+        if q in s:
+            return QuoteCheck(True, "", i)
+    # Longest prefix of the quote that occurs somewhere: occurrence is monotone in length.
+    lo, hi = 0, len(q)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if any(q[:mid] in s for s in norms):
+            lo = mid
+        else:
+            hi = mid - 1
+    if lo == 0:
+        return QuoteCheck(False, "not in the item: not even its first character occurs")
+    prefix = q[:lo]
+    where = next(i for i, s in enumerate(norms, start=1) if prefix in s)
+    s = norms[where - 1]
+    pos = s.index(prefix) + len(prefix)
+    item_next = s[pos:]
+    quote_next = q[lo:]
+    tail = "the section ends there" if not item_next else f"the item reads {_snippet(item_next)!r}"
+    return QuoteCheck(
+        False,
+        f"not verbatim in the item: the first {lo} characters match section {where}, "
+        f"then the quote reads {_snippet(quote_next)!r} where {tail}",
+        None,
+    )
+
+
+def validate_answers(
+    scheme: Scheme, item: PackItem, answers: Mapping[str, QuestionAnswer | Mapping[str, object]]
+) -> dict[str, QuestionAnswer]:
+    """Check every question is answered per the scheme; return the cleaned answers.
+
+    Raises :class:`RatingError` naming the first problem."""
+    clean: dict[str, QuestionAnswer] = {}
+    extra = set(answers) - {q.id for q in scheme.questions}
+    if extra:
+        raise RatingError(f"item {item.id}: unknown question(s) {sorted(extra)}")
+    for q in scheme.questions:
+        raw = answers.get(q.id)
+        if raw is None:
+            raise RatingError(f"item {item.id}, {q.id}: no category chosen")
+        ans = raw if isinstance(raw, QuestionAnswer) else QuestionAnswer.model_validate(raw)
+        clean[q.id] = _validate_one(q, item, ans)
+    return clean
+
+
+def _validate_one(q: Question, item: PackItem, ans: QuestionAnswer) -> QuestionAnswer:
+    if ans.category not in q.category_ids:
+        raise RatingError(
+            f"item {item.id}, {q.id}: {ans.category!r} is not one of {q.category_ids}"
+        )
+    grounds = normalise_ws(ans.grounds)
+    if q.grounds_required and not grounds:
+        raise RatingError(f"item {item.id}, {q.id}: grounds are required (one line)")
+    quotes = [normalise_ws(x) for x in ans.quotes if normalise_ws(x)]
+    if len(quotes) > q.max_quotes:
+        raise RatingError(
+            f"item {item.id}, {q.id}: {len(quotes)} quotes given, at most {q.max_quotes} allowed"
+        )
+    if len(quotes) < q.min_quotes:
+        raise RatingError(f"item {item.id}, {q.id}: at least {q.min_quotes} quote(s) required")
+    if len(set(quotes)) != len(quotes):
+        raise RatingError(f"item {item.id}, {q.id}: the same quote is given twice")
+    for i, quote in enumerate(quotes, start=1):
+        chk = check_quote(quote, item.sections)
+        if not chk.ok:
+            raise RatingError(f"item {item.id}, {q.id}, quote {i}: {chk.reason}")
+    return QuestionAnswer(category=ans.category, grounds=grounds, quotes=quotes)
+
+
+def read_ratings(path: Path) -> list[RatingRecord]:
+    """All records in one rater's file, in order. A damaged line is an error naming it."""
+    if not path.exists():
+        return []
+    out: list[RatingRecord] = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append(RatingRecord.model_validate_json(line))
+        except ValidationError as err:
+            raise RatingError(
+                f"{path}:{lineno}: damaged rating record: {err.errors()[0]['msg']}"
+            ) from err
+    return out
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive advisory lock beside the rater's file, held for one save."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path.with_name(f".{path.name}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+class RatingSession:
+    """One rater on one pack: progress, resume, save, revise."""
+
+    def __init__(self, packdir: str | Path, rater: str, *, clock=utc_now) -> None:  # type: ignore[no-untyped-def]
+        self.rater = validate_rater_name(rater)
+        self.pack = Pack.open(packdir)
+        self.path = ratings_path(self.pack.path, self.rater)
+        self.clock = clock
+        self.records: list[RatingRecord] = read_ratings(self.path)
+        for rec in self.records:
+            if rec.rater != self.rater or rec.pack_id != self.pack.manifest.pack_id:
+                raise RatingError(
+                    f"{self.path}: holds a record for rater {rec.rater!r} / pack {rec.pack_id!r}, "
+                    f"not {self.rater!r} / {self.pack.manifest.pack_id!r}"
+                )
+
+    # -- reading ---------------------------------------------------------------
+    @property
+    def scheme(self) -> Scheme:
+        return self.pack.scheme
+
+    @property
+    def order(self) -> list[str]:
+        return self.pack.order
+
+    @property
+    def n(self) -> int:
+        return len(self.order)
+
+    def latest(self) -> dict[str, RatingRecord]:
+        out: dict[str, RatingRecord] = {}
+        for rec in self.records:
+            out[rec.item] = rec
+        return out
+
+    def history(self, item_id: str) -> list[RatingRecord]:
+        return [r for r in self.records if r.item == item_id]
+
+    def done(self) -> int:
+        latest = self.latest()
+        return sum(1 for i in self.order if i in latest)
+
+    def resume_index(self) -> int:
+        """Index of the first unrated item in pack order; the last item if all are rated."""
+        latest = self.latest()
+        for idx, item_id in enumerate(self.order):
+            if item_id not in latest:
+                return idx
+        return max(0, self.n - 1)
+
+    def complete(self) -> bool:
+        return self.done() == self.n
+
+    # -- writing ---------------------------------------------------------------
+    def save(
+        self, item_id: str, answers: Mapping[str, QuestionAnswer | Mapping[str, object]]
+    ) -> RatingRecord:
+        item = self.pack.item(item_id)
+        clean = validate_answers(self.scheme, item, answers)
+        with _locked(self.path):
+            on_disk = read_ratings(self.path)  # another window of the same rater may have saved
+            revision = sum(1 for r in on_disk if r.item == item_id)
+            rec = RatingRecord(
+                pack_id=self.pack.manifest.pack_id,
+                item=item_id,
+                rater=self.rater,
+                revision=revision,
+                ts=self.clock(),
+                answers=clean,
+            )
+            body = "".join(r.model_dump_json() + "\n" for r in [*on_disk, rec])
+            atomic_write_bytes(self.path, body.encode("utf-8"))
+            self.records = [*on_disk, rec]
+        return rec

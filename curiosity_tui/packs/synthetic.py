@@ -1,0 +1,146 @@
+"""Synthetic runs (real ledgers, made-up text) for tests, demos and the leak check's
+self-test. Deterministic for a given seed. Not used by any command that rates or unblinds.
+
+The text imitates the six configurations' surface formats as the report describes them:
+A answers the seed question in essays; B is bare self-ask and carries nothing; the
+store-bearing arms work against a listing of the store; C adds an open layer with living
+questions and return conditions.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from curiosity_tui.ledger import Ledger, RunMeta, SessionRecord
+from curiosity_tui.packs.build import CONFIGS, NO_STORE_CONFIGS
+
+SEED_QUESTION = "Why did the printing press accelerate the spread of the Reformation after 1517?"
+
+_TOPICS = [
+    "the price of paper in Saxony",
+    "pamphlet length and vernacular German",
+    "woodcut illustrations for readers who could not read",
+    "the network of printers in Nuremberg, Basel and Augsburg",
+    "censorship that failed to keep pace",
+    "sermons read aloud in taverns",
+    "Luther's own output as a share of all titles",
+    "the role of trade fairs in Frankfurt",
+    "how quickly reprints followed a first edition",
+]
+_CLAIMS = [
+    "Wittenberg presses issued about {n} editions in {y}.",
+    "Roughly {p}% of pamphlets were under sixteen pages.",
+    "A pamphlet could be reprinted in another city within {k} weeks.",
+    "Most readers heard texts read aloud rather than reading them.",
+    "Printers followed demand more than doctrine.",
+]
+
+
+def _claim(rng: random.Random) -> str:
+    return rng.choice(_CLAIMS).format(
+        n=rng.randint(100, 900),
+        y=rng.randint(1518, 1525),
+        p=rng.randint(40, 80),
+        k=rng.randint(2, 8),
+    )
+
+
+def _essay(rng: random.Random, sentences: int) -> str:
+    parts = []
+    for _ in range(sentences):
+        topic = rng.choice(_TOPICS)
+        parts.append(f"One part of the answer lies in {topic}. {_claim(rng)}")
+    return " ".join(parts)
+
+
+def _output(rng: random.Random, config: str, session: int, asked: list[str]) -> str:
+    if config == "A":
+        return _essay(rng, 6 + rng.randint(0, 3))
+    if config == "B":
+        qs = [f"- What about {rng.choice(_TOPICS)}?" for _ in range(3)]
+        return "Questions to pursue next:\n" + "\n".join(qs) + "\n\n" + _essay(rng, 2)
+    text = _essay(rng, 3)
+    if asked:
+        text = f"Returning to {asked[-1].rstrip('?').lower()}: " + text
+    if config.startswith("C"):
+        text += (
+            "\n\nLiving questions:\n"
+            + "\n".join(f"- How much did {rng.choice(_TOPICS)} matter?" for _ in range(2))
+            + "\nReturn condition: a count of editions per city for 1517-1520."
+        )
+    return text
+
+
+def make_run(
+    path: str | Path, config: str, *, seed: int = 0, sessions: int = 5, name: str | None = None
+) -> Path:
+    """Create a ledger at ``path`` with ``sessions`` committed sessions of made-up text."""
+    if config not in CONFIGS:
+        raise ValueError(f"unknown configuration {config!r}")
+    rng = random.Random(f"{config}/{seed}")
+    p = Path(path)
+    meta = RunMeta(name=name or p.name, seed=SEED_QUESTION, config=config, contract="pilot-01")
+    led = Ledger.create(p, meta)
+    asked: list[str] = []
+    try:
+        for n in range(1, sessions + 1):
+            rendering = "" if config in NO_STORE_CONFIGS else led.rendering(n)
+            with led.batch(n) as b:
+                b.emit("session_started", None, "system", {"config": config})
+                if config not in NO_STORE_CONFIGS:
+                    live = [nid for nid, nd in b.nodes().items() if nd["status"] == "open"]
+                    focus = rng.choice(live) if live else None
+                    if focus:
+                        b.emit("question_resurfaced", focus, "model", {"how": "voluntary"})
+                        b.emit("fact_attached", focus, "model", {"text": _claim(rng)})
+                    for _ in range(rng.randint(1, 2)):
+                        q = f"How far did {rng.choice(_TOPICS)} shape the outcome?"
+                        b.create_node(q, parent=focus, origin="new_question", actor="model")
+                        asked.append(q)
+                    if config.startswith("C") and focus:
+                        b.emit(
+                            "return_condition_set",
+                            focus,
+                            "model",
+                            {
+                                "required_facts": [
+                                    {
+                                        "id": "r1",
+                                        "text": "A count of editions per city for 1517-1520.",
+                                    }
+                                ],
+                                "required_actions": ["compare with Catholic output"],
+                                "closure_test": "the count explains the speed",
+                            },
+                        )
+                        b.emit(
+                            "candidate_preserved",
+                            focus,
+                            "model",
+                            {"text": _essay(rng, 1), "delta": -0.2},
+                        )
+                rec = SessionRecord(
+                    session=n,
+                    config=config,
+                    inputs={"rendering": rendering},
+                    output_text=_output(rng, config, n, asked),
+                )
+                b.record_session(rec)
+                b.snapshot("session")
+    finally:
+        led.close()
+    return p
+
+
+def make_run_dir(
+    root: str | Path, *, runs_per_config: int = 3, configs: tuple[str, ...] = CONFIGS
+) -> Path:
+    """Create ``runs_per_config`` runs of each configuration under ``root``."""
+    r = Path(root)
+    r.mkdir(parents=True, exist_ok=True)
+    for config in configs:
+        for i in range(runs_per_config):
+            slug = config.replace("+", "plus").replace("-", "_")
+            make_run(r / f"{slug}_r{i}", config, seed=i)
+    return r

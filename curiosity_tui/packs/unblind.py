@@ -1,0 +1,378 @@
+"""Completeness, the pack's append-only log, and unblinding.
+
+The log (``PACKDIR/log.jsonl``) is hash-chained like the ledger journal: each entry has
+``seq``, ``ts``, ``kind``, ``actor``, ``data``, ``prev`` and ``hash`` (sha256 over the
+previous hash and the entry's canonical JSON). ``unblind`` writes its ``key_opened`` entry
+— with the sha256 and record count of every ratings file at that moment, whether the
+expected ratings were complete, and whether it was forced — *before* it reads the key,
+so "ratings complete → key opened" can be checked later against the ratings files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from curiosity_tui.errors import InputError
+from curiosity_tui.packs.pack import (
+    LOG_FILE,
+    Pack,
+    PackError,
+    PackKey,
+    default_key_path,
+    sha256_bytes,
+)
+from curiosity_tui.packs.rating import read_ratings, utc_now, validate_rater_name
+
+__all__ = [
+    "Completeness",
+    "LogEntry",
+    "PackLog",
+    "UnblindRefused",
+    "UnblindReport",
+    "completeness",
+    "read_key",
+    "unblind",
+]
+
+GENESIS = "0" * 64
+
+
+class UnblindRefused(InputError):
+    exit_code = 4
+
+
+class LogEntry(BaseModel):
+    seq: int
+    ts: str
+    kind: str
+    actor: str
+    data: dict[str, Any]
+    prev: str
+    hash: str
+
+
+def _entry_hash(body: dict[str, Any]) -> str:
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256((body["prev"] + canonical).encode("utf-8")).hexdigest()
+
+
+class PackLog:
+    """Append-only, hash-chained log of what happened to a pack."""
+
+    def __init__(self, packdir: Path) -> None:
+        self.path = Path(packdir) / LOG_FILE
+
+    def entries(self) -> list[LogEntry]:
+        if not self.path.exists():
+            return []
+        out: list[LogEntry] = []
+        prev = GENESIS
+        for lineno, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                ent = LogEntry.model_validate_json(line)
+            except ValidationError as err:
+                raise PackError(f"{self.path}:{lineno}: damaged log entry") from err
+            body = ent.model_dump()
+            digest = body.pop("hash")
+            if ent.prev != prev or _entry_hash(body) != digest or ent.seq != len(out) + 1:
+                raise PackError(
+                    f"{self.path}:{lineno}: log chain broken at seq {ent.seq} "
+                    "(an entry was changed, removed or reordered)"
+                )
+            out.append(ent)
+            prev = digest
+        return out
+
+    def append(
+        self, kind: str, actor: str, data: dict[str, Any], *, ts: str | None = None
+    ) -> LogEntry:
+        existing = self.entries()
+        body = {
+            "seq": len(existing) + 1,
+            "ts": ts or utc_now(),
+            "kind": kind,
+            "actor": actor,
+            "data": data,
+            "prev": existing[-1].hash if existing else GENESIS,
+        }
+        body["hash"] = _entry_hash(body)
+        line = json.dumps(body, sort_keys=True, ensure_ascii=False) + "\n"
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line.encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return LogEntry.model_validate(body)
+
+
+# --------------------------------------------------------------------------- completeness
+
+
+class Completeness(BaseModel):
+    raters: list[str]
+    expected_raters: list[str]
+    min_raters: int
+    n_items: int
+    rated: dict[str, int] = Field(description="rater → items with at least one rating")
+    missing: dict[str, list[str]] = Field(description="rater → items not yet rated")
+    complete: bool
+    reason: str
+    files: dict[str, dict[str, Any]] = Field(
+        description="rater → {sha256, records} of the ratings file when checked"
+    )
+
+
+def all_ratings(pack: Pack) -> dict[str, list[Any]]:
+    """Every rater's records (coordinator's view; the rating app never calls this)."""
+    out: dict[str, list[Any]] = {}
+    rdir = pack.ratings_dir
+    if not rdir.is_dir():
+        return out
+    for f in sorted(rdir.glob("*.jsonl")):
+        name = f.stem
+        try:
+            validate_rater_name(name)
+        except InputError:
+            continue
+        out[name] = read_ratings(f)
+    return out
+
+
+def completeness(pack: Pack) -> Completeness:
+    records = all_ratings(pack)
+    order = pack.order
+    expected = list(pack.manifest.expected_raters)
+    raters = sorted(set(records) | set(expected))
+    rated: dict[str, int] = {}
+    missing: dict[str, list[str]] = {}
+    files: dict[str, dict[str, Any]] = {}
+    for r in raters:
+        have = {rec.item for rec in records.get(r, [])}
+        rated[r] = sum(1 for i in order if i in have)
+        missing[r] = [i for i in order if i not in have]
+        path = pack.ratings_dir / f"{r}.jsonl"
+        files[r] = {
+            "sha256": sha256_bytes(path.read_bytes()) if path.exists() else None,
+            "records": len(records.get(r, [])),
+        }
+    pool = expected or raters
+    full = [r for r in pool if not missing.get(r)]
+    if expected:
+        incomplete = [r for r in expected if missing.get(r)]
+        ok = not incomplete
+        reason = (
+            "every expected rater has rated every item"
+            if ok
+            else "expected raters still missing items: "
+            + ", ".join(f"{r} ({len(missing[r])} of {len(order)})" for r in incomplete)
+        )
+    else:
+        ok = len(full) >= pack.manifest.min_raters and all(not missing[r] for r in raters)
+        if ok:
+            reason = f"{len(full)} raters have rated every item"
+        elif len(raters) < pack.manifest.min_raters:
+            reason = (
+                f"{len(raters)} rater(s) so far; the pack expects at least "
+                f"{pack.manifest.min_raters} raters to rate every item"
+            )
+        else:
+            reason = "raters still missing items: " + ", ".join(
+                f"{r} ({len(missing[r])} of {len(order)})" for r in raters if missing[r]
+            )
+    return Completeness(
+        raters=raters,
+        expected_raters=expected,
+        min_raters=pack.manifest.min_raters,
+        n_items=len(order),
+        rated=rated,
+        missing=missing,
+        complete=ok,
+        reason=reason,
+        files=files,
+    )
+
+
+# --------------------------------------------------------------------------- key
+
+
+def read_key(pack: Pack, key_path: Path | None = None) -> PackKey:
+    """Open the key (key holder only) and check it is the one the pack was built with."""
+    path = Path(key_path) if key_path else default_key_path(pack.path)
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise PackError(f"cannot read the key {path}: {err.strerror or err}") from err
+    digest = sha256_bytes(raw)
+    if digest != pack.manifest.key_sha256:
+        raise PackError(
+            f"{path}: sha256 {digest[:12]}… does not match the key recorded in the pack "
+            f"({pack.manifest.key_sha256[:12]}…)"
+        )
+    try:
+        key = PackKey.model_validate_json(raw)
+    except ValidationError as err:
+        raise PackError(f"{path}: invalid key file") from err
+    if key.pack_id != pack.manifest.pack_id:
+        raise PackError(f"{path}: key is for pack {key.pack_id}, not {pack.manifest.pack_id}")
+    return key
+
+
+# --------------------------------------------------------------------------- unblinding
+
+
+class ConfigTable(BaseModel):
+    question: str
+    categories: list[str]
+    by_rating: dict[str, dict[str, int]] = Field(
+        description="configuration → category → number of ratings (per item, every rating counts)"
+    )
+    by_run: dict[str, dict[str, int]] = Field(
+        description="configuration → category (or 'split') → runs; a run's raters agreeing "
+        "give it that category, disagreeing raters make it 'split'"
+    )
+    runs: dict[str, int]
+
+
+class ControlResult(BaseModel):
+    item: str
+    kind: str
+    base_item: str | None
+    expected: dict[str, str]
+    ratings: dict[str, dict[str, str]] = Field(description="rater → question → category")
+
+
+class ItemRow(BaseModel):
+    item: str
+    kind: str
+    run: str
+    config: str
+    control: str | None
+    categories: dict[str, dict[str, str]] = Field(description="rater → question → category")
+
+
+class UnblindReport(BaseModel):
+    pack_id: str
+    forced: bool
+    by: str
+    ts: str
+    completeness: Completeness
+    tables: list[ConfigTable]
+    items: list[ItemRow]
+    controls: list[ControlResult]
+    log_seq: int
+
+
+def unblind(
+    packdir: str | Path, *, by: str, force: bool = False, key_path: Path | None = None
+) -> UnblindReport:
+    pack = Pack.open(packdir)
+    log = PackLog(pack.path)
+    comp = completeness(pack)
+    if not comp.complete and not force:
+        log.append(
+            "unblind_refused",
+            by,
+            {"reason": comp.reason, "files": comp.files, "rated": comp.rated},
+        )
+        raise UnblindRefused(
+            f"ratings are incomplete ({comp.reason}); the key stays closed. "
+            "Use --force to open it anyway (this is recorded in the pack log)."
+        )
+    ts = utc_now()
+    entry = log.append(
+        "key_opened",
+        by,
+        {
+            "forced": bool(force and not comp.complete),
+            "complete": comp.complete,
+            "reason": comp.reason,
+            "files": comp.files,
+            "rated": comp.rated,
+            "missing": {r: m for r, m in comp.missing.items() if m},
+            "key_sha256": pack.manifest.key_sha256,
+        },
+        ts=ts,
+    )
+    key = read_key(pack, key_path)
+    records = all_ratings(pack)
+    latest: dict[str, dict[str, dict[str, str]]] = {}  # item → rater → question → category
+    for rater, recs in records.items():
+        for rec in recs:
+            latest.setdefault(rec.item, {})[rater] = {q: a.category for q, a in rec.answers.items()}
+    scheme = pack.scheme
+    tables: list[ConfigTable] = []
+    real = [i for i in pack.order if key.items[i].kind == "run"]
+    configs = sorted({key.items[i].config for i in real})
+    for q in scheme.questions:
+        by_rating = {c: dict.fromkeys(q.category_ids, 0) for c in configs}
+        by_run = {c: {**dict.fromkeys(q.category_ids, 0), "split": 0} for c in configs}
+        runs: Counter[str] = Counter()
+        # group items by run (one item per run in packs built here, but do not assume it)
+        run_cats: dict[tuple[str, str], list[str]] = {}
+        for i in real:
+            ent = key.items[i]
+            cats = [r[q.id] for r in latest.get(i, {}).values() if q.id in r]
+            for c in cats:
+                by_rating[ent.config][c] += 1
+            run_cats.setdefault((ent.config, ent.run), []).extend(cats)
+        for (config, _run), cats in run_cats.items():
+            runs[config] += 1
+            if not cats:
+                continue
+            if len(set(cats)) == 1:
+                by_run[config][cats[0]] += 1
+            else:
+                by_run[config]["split"] += 1
+        tables.append(
+            ConfigTable(
+                question=q.id,
+                categories=q.category_ids,
+                by_rating=by_rating,
+                by_run=by_run,
+                runs=dict(runs),
+            )
+        )
+    items = [
+        ItemRow(
+            item=i,
+            kind=key.items[i].kind,
+            run=key.items[i].run,
+            config=key.items[i].config,
+            control=key.items[i].control,
+            categories=latest.get(i, {}),
+        )
+        for i in pack.order
+    ]
+    expected_by_kind: dict[str, dict[str, str]] = {c.kind: c.expected for c in scheme.controls}
+    controls = [
+        ControlResult(
+            item=i,
+            kind=key.items[i].control or "",
+            base_item=key.items[i].base_item,
+            expected=expected_by_kind.get(key.items[i].control or "", {}),
+            ratings=latest.get(i, {}),
+        )
+        for i in pack.order
+        if key.items[i].kind == "control"
+    ]
+    return UnblindReport(
+        pack_id=pack.manifest.pack_id,
+        forced=bool(force and not comp.complete),
+        by=by,
+        ts=ts,
+        completeness=comp,
+        tables=tables,
+        items=items,
+        controls=controls,
+        log_seq=entry.seq,
+    )
