@@ -1,0 +1,122 @@
+"""ε sweep: re-classification of recorded Δ values (report §4 "ε sweep").
+
+A session PRESERVEs iff Δ < −ε (strict). The sweep re-applies that test to the Δ values
+recorded during the runs at other thresholds. It is *not* a set of runs at those
+thresholds: had ε differed, the decisions, the store and every later Δ could have
+differed too. Only the realised path is a valid trajectory. Every printout carries this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+from pydantic import BaseModel
+
+from curiosity_tui.analysis.rundata import RunData
+
+DEFAULT_EPSILONS: tuple[float, ...] = (0.05, 0.10, 0.15, 0.20, 0.25, 0.30, 0.40)
+
+CAVEAT = (
+    "This is a re-classification of the {n} Δ values recorded during the runs{at}, "
+    "not {k} sets of runs. At a different threshold the decisions could have differed, "
+    "and with them the store state and every subsequent Δ; those trajectories were never "
+    "observed. Only the realised path is a valid trajectory."
+)
+
+
+class SweepRow(BaseModel):
+    epsilon: float
+    preserved: int
+    n: int
+    rate: float | None
+
+
+class SweepResult(BaseModel):
+    label: str = "all"
+    n: int
+    recorded_epsilons: list[float]
+    rows: list[SweepRow]
+    caveat: str
+
+
+def preserves(delta: float, epsilon: float) -> bool:
+    """The protocol's test: PRESERVE iff Δ < −ε (strict)."""
+    return delta < -epsilon
+
+
+def sweep(
+    deltas: Sequence[float],
+    epsilons: Sequence[float] = DEFAULT_EPSILONS,
+    *,
+    recorded_epsilons: Iterable[float] = (),
+    label: str = "all",
+) -> SweepResult:
+    d = np.asarray(list(deltas), dtype=float)
+    eps = np.asarray(list(epsilons), dtype=float)
+    # (len(eps), len(d)) comparison matrix; strict inequality as the protocol states it
+    counts = (d[None, :] < -eps[:, None]).sum(axis=1) if d.size else np.zeros(len(eps), int)
+    rows = [
+        SweepRow(
+            epsilon=float(e),
+            preserved=int(c),
+            n=int(d.size),
+            rate=(float(c) / d.size if d.size else None),
+        )
+        for e, c in zip(eps, counts, strict=True)
+    ]
+    rec = sorted({float(e) for e in recorded_epsilons})
+    at = ""
+    if rec:
+        at = " at ε = " + ", ".join(f"{e:g}" for e in rec)
+    return SweepResult(
+        label=label,
+        n=int(d.size),
+        recorded_epsilons=rec,
+        rows=rows,
+        caveat=CAVEAT.format(n=int(d.size), at=at, k=len(rows)),
+    )
+
+
+def sweep_runs(
+    runs: Iterable[RunData],
+    epsilons: Sequence[float] = DEFAULT_EPSILONS,
+    *,
+    by_config: bool = True,
+) -> list[SweepResult]:
+    """One sweep per configuration that recorded Δ values (and one pooled if asked)."""
+    groups: dict[str, list[RunData]] = {}
+    for r in runs:
+        groups.setdefault(r.config if by_config else "all", []).append(r)
+    out: list[SweepResult] = []
+    for label in sorted(groups):
+        rs = groups[label]
+        deltas = [d for r in rs for d in r.deltas()]
+        if not deltas:
+            continue
+        rec: set[float] = set()
+        for r in rs:
+            if r.epsilon is not None:
+                rec.add(r.epsilon)
+            rec.update(s.epsilon for s in r.committed_sessions() if s.epsilon is not None)
+        out.append(sweep(deltas, epsilons, recorded_epsilons=rec, label=label))
+    return out
+
+
+def format_sweep(result: SweepResult) -> str:
+    head = ["ε", *(f"{r.epsilon:.2f}" for r in result.rows)]
+    body = [
+        "preservation rate",
+        *("—" if r.rate is None else f"{r.rate:.2f}" for r in result.rows),
+    ]
+    count = ["preserved / n", *(f"{r.preserved}/{r.n}" for r in result.rows)]
+    lines = [
+        f"ε sweep — {result.label} (re-classification of recorded Δ, not runs)",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+        "| " + " | ".join(body) + " |",
+        "| " + " | ".join(count) + " |",
+        "",
+        result.caveat,
+    ]
+    return "\n".join(lines)
