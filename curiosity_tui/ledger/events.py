@@ -133,6 +133,7 @@ class DowngradeDecided(_Data):
     proposal: str
     decision: Literal["approve", "reject"]
     grounds: str
+    at: str = ""
 
 
 class DecayApplied(_Data):
@@ -155,6 +156,7 @@ class SessionCommitted(_Data):
 
 class SessionFailed(_Data):
     reason: str
+    record: dict[str, Any] | None = None  # the partial session record (calls made, inputs)
 
 
 class SourceAdded(Source):
@@ -482,7 +484,7 @@ def _dg_decided(st, seq, session, node, actor, d):
                 "decision": d["decision"],
                 "by": actor,
                 "grounds": d["grounds"],
-                "ts": "",
+                "ts": d.get("at", ""),
                 "session": session,
             }
             if d["decision"] == "approve":

@@ -1,0 +1,180 @@
+"""Downgrades (S3, pilot-02): a proposal to waive or weaken one requirement, with grounds,
+decided — approved or rejected, with stated grounds — by a human curator only.
+
+The model (actor ``model``) and the model curator may propose, never decide. Every proposal
+and decision is a journal event with actor and grounds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from curiosity_tui.errors import TransitionError
+from curiosity_tui.ledger.ledger import Batch, Ledger
+
+MIN_GROUNDS_WORDS = 4
+MIN_GROUNDS_CHARS = 20
+
+
+def check_grounds(grounds: str | None, what: str = "grounds") -> str:
+    """Grounds must be at least a sentence: ≥ 4 words and ≥ 20 characters."""
+    text = (grounds or "").strip()
+    if not text:
+        raise TransitionError(f"{what} are required")
+    if len(text.split()) < MIN_GROUNDS_WORDS or len(text) < MIN_GROUNDS_CHARS:
+        raise TransitionError(
+            f"{what} must be at least a sentence (≥ {MIN_GROUNDS_WORDS} words, ≥ {MIN_GROUNDS_CHARS} characters); got {text!r}"
+        )
+    return text
+
+
+def is_human(actor: str) -> bool:
+    return actor.startswith("human:") and bool(actor[6:].strip()) and actor[6:] == actor[6:].strip()
+
+
+@dataclass
+class PendingDowngrade:
+    id: str
+    node: str
+    node_text: str
+    requirement: str
+    requirement_text: str
+    requirement_status: str
+    action: str
+    new_text: str | None
+    grounds: str
+    proposed_by: str
+    session: int
+    status: str
+    decision: dict[str, Any] | None
+    checks: list[dict[str, Any]]
+    evidence: list[dict[str, Any]]
+
+    def as_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def propose_in_batch(
+    b: Batch,
+    node_id: str,
+    requirement: str,
+    action: Literal["waive", "weaken"],
+    *,
+    grounds: str,
+    actor: str,
+    new_text: str | None = None,
+) -> str:
+    node = b.node(node_id)
+    rc = node.get("return_condition")
+    req = next((r for r in (rc["required_facts"] if rc else []) if r["id"] == requirement), None)
+    if req is None:
+        raise TransitionError(f"{node_id} has no required fact {requirement!r}")
+    if req["status"] in ("satisfied", "waived"):
+        raise TransitionError(f"{node_id}/{requirement} is already {req['status']}")
+    if action not in ("waive", "weaken"):
+        raise TransitionError(f"downgrade action must be waive or weaken, not {action!r}")
+    if action == "weaken" and not (new_text or "").strip():
+        raise TransitionError("a weaken proposal needs the new, weaker requirement text")
+    text = check_grounds(grounds)
+    pid = f"d{b.state.downgrade_counter + 1}"
+    b.emit(
+        "downgrade_proposed",
+        node_id,
+        actor,
+        {
+            "id": pid,
+            "requirement": requirement,
+            "action": action,
+            "new_text": new_text.strip() if action == "weaken" and new_text else None,
+            "grounds": text,
+            "proposed_by": actor,
+            "session": b.session,
+            "status": "pending",
+            "decision": None,
+        },
+    )
+    return pid
+
+
+def propose(
+    led: Ledger,
+    node_id: str,
+    requirement: str,
+    action: Literal["waive", "weaken"],
+    *,
+    grounds: str,
+    actor: str,
+    new_text: str | None = None,
+) -> str:
+    with led.batch(led.last_session, marker="batch_committed", label="downgrade") as b:
+        return propose_in_batch(
+            b, node_id, requirement, action, grounds=grounds, actor=actor, new_text=new_text
+        )
+
+
+def _find(led: Ledger, proposal_id: str) -> tuple[str, dict[str, Any]]:
+    for nid, node in led.raw_nodes().items():
+        for p in node["downgrades"]:
+            if p["id"] == proposal_id:
+                return nid, p
+    raise TransitionError(f"unknown downgrade proposal {proposal_id!r}")
+
+
+def decide(
+    led: Ledger,
+    proposal_id: str,
+    decision: Literal["approve", "reject"],
+    *,
+    grounds: str,
+    actor: str,
+) -> None:
+    if not is_human(actor):
+        raise TransitionError(
+            f"only a human curator (human:<name>) may decide a downgrade; {actor!r} may not"
+        )
+    if decision not in ("approve", "reject"):
+        raise TransitionError(f"decision must be approve or reject, not {decision!r}")
+    text = check_grounds(grounds, "decision grounds")
+    nid, p = _find(led, proposal_id)
+    if p["status"] != "pending":
+        by = p["decision"]["by"] if p.get("decision") else "?"
+        raise TransitionError(f"downgrade {proposal_id} was already {p['status']} by {by}")
+    with led.batch(led.last_session, marker="batch_committed", label="downgrade") as b:
+        b.emit(
+            "downgrade_decided",
+            nid,
+            actor,
+            {"proposal": proposal_id, "decision": decision, "grounds": text, "at": led.clock()},
+        )
+
+
+def list_downgrades(led: Ledger, *, pending_only: bool = False) -> list[PendingDowngrade]:
+    out: list[PendingDowngrade] = []
+    for nid, node in sorted(led.raw_nodes().items(), key=lambda kv: int(kv[0][1:])):
+        rc = node.get("return_condition") or {"required_facts": []}
+        reqs = {r["id"]: r for r in rc["required_facts"]}
+        for p in node["downgrades"]:
+            if pending_only and p["status"] != "pending":
+                continue
+            req = reqs.get(p["requirement"], {"text": "(retired)", "status": "retired"})
+            out.append(
+                PendingDowngrade(
+                    id=p["id"],
+                    node=nid,
+                    node_text=node["text"],
+                    requirement=p["requirement"],
+                    requirement_text=req["text"],
+                    requirement_status=req["status"],
+                    action=p["action"],
+                    new_text=p.get("new_text"),
+                    grounds=p["grounds"],
+                    proposed_by=p["proposed_by"],
+                    session=p["session"],
+                    status=p["status"],
+                    decision=p.get("decision"),
+                    checks=[c for c in node["checks"] if c["requirement"] == p["requirement"]],
+                    evidence=[e for e in node["evidence"] if e["requirement"] == p["requirement"]],
+                )
+            )
+    return sorted(out, key=lambda d: int(d.id[1:]))

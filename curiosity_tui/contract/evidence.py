@@ -1,0 +1,78 @@
+"""Evidence records and the match check (S4).
+
+A passage is *verified* only when it occurs in the cited source's text after whitespace and
+quote normalisation. Prose the model composed — even if it reads like a citation — is stored as
+``proposed`` and never raises a requirement's status.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+MATCH_METHOD = "verbatim-after-whitespace-and-quote-normalisation/v1"
+
+_QUOTES = {
+    "\u2018": "'",
+    "\u2019": "'",
+    "\u201a": "'",
+    "\u201b": "'",
+    "\u2032": "'",
+    "`": "'",
+    "\u00b4": "'",
+    "\u201c": '"',
+    "\u201d": '"',
+    "\u201e": '"',
+    "\u201f": '"',
+    "\u2033": '"',
+    "\u00ab": '"',
+    "\u00bb": '"',
+}
+_WS = re.compile(r"\s+")
+
+
+def normalise_with_map(text: str) -> tuple[str, list[int]]:
+    """Normalised text and, for each of its characters, the offset in ``text`` it came from."""
+    text_nfc = unicodedata.normalize("NFC", text)
+    out: list[str] = []
+    index: list[int] = []
+    in_ws = False
+    for i, ch in enumerate(text_nfc):
+        if ch.isspace():
+            if not in_ws and out:
+                out.append(" ")
+                index.append(i)
+            in_ws = True
+            continue
+        in_ws = False
+        out.append(_QUOTES.get(ch, ch))
+        index.append(i)
+    if out and out[-1] == " ":
+        out.pop()
+        index.pop()
+    return "".join(out), index
+
+
+def normalise(text: str) -> str:
+    return normalise_with_map(text)[0]
+
+
+@dataclass
+class MatchOutcome:
+    ok: bool
+    offset: int | None
+    reason: str
+
+
+def match_passage(passage: str, source_text: str) -> MatchOutcome:
+    needle = normalise(passage)
+    if len(needle) < 12:
+        return MatchOutcome(
+            False, None, "passage too short to verify (under 12 characters after normalisation)"
+        )
+    hay, index = normalise_with_map(source_text)
+    pos = hay.find(needle)
+    if pos == -1:
+        return MatchOutcome(False, None, "passage does not occur in the cited source")
+    return MatchOutcome(True, index[pos], "")

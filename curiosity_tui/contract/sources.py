@@ -1,0 +1,81 @@
+"""Evidence sources (S4): text artifacts stored under ``sources/`` by sha256, with title and locator."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from curiosity_tui.errors import InputError
+from curiosity_tui.ledger.ledger import SOURCES_DIR, Ledger
+
+MAX_SOURCE_BYTES = 20 * 1024 * 1024
+
+
+@dataclass
+class AddResult:
+    source_id: str
+    title: str
+    added: bool  # False when the same content was already stored
+
+
+def read_text_artifact(path: Path) -> str:
+    """Read a source file; refuse what is not usable text, naming the file and the problem."""
+    if not path.exists() or not path.is_file():
+        raise InputError(f"{path}: no such file")
+    size = path.stat().st_size
+    if size == 0:
+        raise InputError(f"{path}: file is empty")
+    if size > MAX_SOURCE_BYTES:
+        raise InputError(f"{path}: {size} bytes is over the 20 MB limit for a source")
+    data = path.read_bytes()
+    if b"\x00" in data:
+        nul = data.index(b"\x00")
+        raise InputError(f"{path}: looks binary (NUL byte at offset {nul}); sources must be text")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(f"{path}: not UTF-8 text (bad byte at offset {err.start})") from None
+    if not text.strip():
+        raise InputError(f"{path}: file holds only whitespace")
+    return text
+
+
+def add_source(
+    led: Ledger,
+    path: str | Path,
+    *,
+    title: str | None = None,
+    locator: str | None = None,
+    actor: str = "system",
+) -> AddResult:
+    p = Path(path)
+    text = read_text_artifact(p)
+    blob = text.encode("utf-8")
+    digest = hashlib.sha256(blob).hexdigest()
+    name = title or p.stem
+    if digest in {s.id for s in led.sources()}:
+        return AddResult(digest, name, added=False)
+    rel = f"{SOURCES_DIR}/{digest}.txt"
+    target = led.path / rel
+    target.parent.mkdir(exist_ok=True)
+    tmp = target.with_suffix(".tmp")
+    tmp.write_bytes(blob)
+    os.replace(tmp, target)
+    with led.batch(led.last_session, marker="batch_committed", label="sources") as b:
+        b.emit(
+            "source_added",
+            None,
+            actor,
+            {
+                "id": digest,
+                "title": name,
+                "locator": locator or str(p.resolve()),
+                "size": len(blob),
+                "added_by": actor,
+                "added_at": led.clock(),
+                "path": rel,
+            },
+        )
+    return AddResult(digest, name, added=True)
