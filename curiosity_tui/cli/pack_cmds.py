@@ -1,9 +1,200 @@
-"""CLI commands: pack_cmds (filled in by the issue that owns it)."""
+"""CLI commands for blind packs: ``pack build``, ``pack leakcheck``, ``rate``, ``agreement``,
+``unblind``. Domain work lives in ``curiosity_tui.packs``; the rating app is imported only
+inside ``rate``."""
 
 from __future__ import annotations
 
 import argparse
+import getpass
+import json
+import sys
+from pathlib import Path
+
+from curiosity_tui.errors import InputError
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # noqa: ARG001
-    return None
+def register(sub: argparse._SubParsersAction) -> None:
+    pack = sub.add_parser("pack", help="build blind packs and check them for leaks")
+    psub = pack.add_subparsers(dest="pack_command", metavar="PACK_COMMAND")
+    pack.set_defaults(handler=lambda args: (pack.print_help(), 2)[1])
+
+    b = psub.add_parser(
+        "build",
+        help="build a blind pack from runs (ledgers or directories of ledgers)",
+        description=(
+            "Each run's sessions 1 and 5 become one item of three unnamed sections; the key "
+            "(item → run, configuration) is written outside the pack, its sha256 in the manifest."
+        ),
+    )
+    b.add_argument("runs", nargs="+", metavar="RUN_DIR_OR_LEDGER")
+    b.add_argument("--scheme", default="pilot-01", help="pilot-01, pilot-02 or a scheme JSON file")
+    b.add_argument("--out", required=True, type=Path, metavar="PACKDIR")
+    b.add_argument("--seed", type=int, default=None, help="shuffle seed (kept in the key only)")
+    b.add_argument(
+        "--key-out",
+        type=Path,
+        default=None,
+        help="where to write the key (default: PACKDIR/../NAME.key.json)",
+    )
+    b.add_argument("--raters", default="", help="expected raters, comma-separated (for unblind)")
+    b.add_argument(
+        "--min-raters", type=int, default=2, help="raters needed when --raters is not given"
+    )
+    b.add_argument(
+        "--controls", type=int, default=1, help="control items per kind (schemes with controls)"
+    )
+    b.add_argument("--json", action="store_true")
+    b.set_defaults(handler=_build)
+
+    lk = psub.add_parser(
+        "leakcheck", help="can item format predict the configuration? (key holder only)"
+    )
+    lk.add_argument("packdir", type=Path, metavar="PACKDIR")
+    lk.add_argument("--key", type=Path, default=None)
+    lk.add_argument("--seed", type=int, default=0)
+    lk.add_argument("--permutations", type=int, default=99)
+    lk.add_argument("--json", action="store_true")
+    lk.set_defaults(handler=_leakcheck)
+
+    r = sub.add_parser("rate", help="rate a blind pack in the terminal app")
+    r.add_argument("packdir", type=Path, metavar="PACKDIR")
+    r.add_argument("--rater", required=True, metavar="NAME")
+    r.set_defaults(handler=_rate)
+
+    a = sub.add_parser("agreement", help="agreement statistics on a pack's ratings")
+    a.add_argument("packdir", type=Path, metavar="PACKDIR")
+    a.add_argument("--json", action="store_true")
+    a.add_argument("--boot", type=int, default=10_000, help="bootstrap samples (default 10000)")
+    a.add_argument("--seed", type=int, default=0)
+    a.set_defaults(handler=_agreement)
+
+    u = sub.add_parser(
+        "unblind", help="open the key once ratings are complete; per-configuration tables"
+    )
+    u.add_argument("packdir", type=Path, metavar="PACKDIR")
+    u.add_argument(
+        "--force",
+        action="store_true",
+        help="open the key although ratings are incomplete (recorded)",
+    )
+    u.add_argument("--by", default=None, help="who is unblinding (default: the login name)")
+    u.add_argument("--key", type=Path, default=None)
+    u.add_argument("--json", action="store_true")
+    u.set_defaults(handler=_unblind)
+
+
+def _print_json(model: object) -> None:
+    from pydantic import BaseModel
+
+    data = model.model_dump(mode="json") if isinstance(model, BaseModel) else model
+    print(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def _build(args: argparse.Namespace) -> int:
+    from curiosity_tui.packs.build import build_pack, collect_ledgers, material_from_ledger
+    from curiosity_tui.packs.schemes import load_scheme
+
+    scheme = load_scheme(args.scheme)
+    raters = [x.strip() for x in args.raters.split(",") if x.strip()]
+    if args.min_raters < 1:
+        raise InputError("--min-raters must be at least 1")
+    materials = [material_from_ledger(p) for p in collect_ledgers(args.runs)]
+    res = build_pack(
+        materials,
+        scheme,
+        args.out,
+        seed=args.seed,
+        key_out=args.key_out,
+        expected_raters=raters,
+        min_raters=args.min_raters,
+        controls_per_kind=args.controls,
+    )
+    summary = {
+        "pack": str(res.packdir),
+        "pack_id": res.manifest.pack_id,
+        "key": str(res.key_path),
+        "key_sha256": res.manifest.key_sha256,
+        "items": len(res.manifest.items),
+        "runs": res.n_runs,
+        "controls": res.n_controls,
+        "configurations": res.configs,
+        "scheme": scheme.id,
+        "notes": res.notes,
+    }
+    if args.json:
+        _print_json(summary)
+        return 0
+    print(
+        f"built pack {res.manifest.pack_id} in {res.packdir}: {len(res.manifest.items)} items "
+        f"({res.n_runs} runs, {res.n_controls} controls), scheme {scheme.id}"
+    )
+    print(
+        "runs per configuration: " + ", ".join(f"{k} {v}" for k, v in sorted(res.configs.items()))
+    )
+    print(
+        f"key: {res.key_path} (sha256 {res.manifest.key_sha256[:16]}…) — keep it away from raters"
+    )
+    for n in res.notes:
+        print(f"note: {n}")
+    return 0
+
+
+def _leakcheck(args: argparse.Namespace) -> int:
+    from curiosity_tui.packs.leakcheck import leakcheck
+
+    rep = leakcheck(args.packdir, key_path=args.key, seed=args.seed, permutations=args.permutations)
+    if args.json:
+        _print_json(rep)
+        return 0
+    print(f"leak check of pack {rep.pack_id}: {rep.classifier}")
+    for t in rep.tasks:
+        classes = ", ".join(f"{k} {v}" for k, v in t.classes.items())
+        print(f"\n{t.task}: {t.description}\n  items: {t.n_items} ({classes})")
+        if t.accuracy is not None:
+            print(
+                f"  accuracy {t.accuracy:.2f} vs chance {t.chance:.2f}, p = {t.p_value:.3f}, "
+                f"{t.folds}-fold; strongest features: {', '.join(t.top_features)}"
+            )
+        print(f"  {t.verdict}")
+    return 0
+
+
+def _rate(args: argparse.Namespace) -> int:
+    from curiosity_tui.packs.rating import RatingSession
+
+    # Validate before starting the app so errors are one line on stderr.
+    session = RatingSession(args.packdir, args.rater)
+    from curiosity_tui.screens.rating_app import RatingApp
+
+    RatingApp(session.pack.path, session.rater).run()
+    return 0
+
+
+def _agreement(args: argparse.Namespace) -> int:
+    from curiosity_tui.packs.pack_agreement import format_agreement, pack_agreement
+
+    if args.boot < 0:
+        raise InputError("--boot must be ≥ 0")
+    rep = pack_agreement(args.packdir, n_boot=args.boot, seed=args.seed)
+    if args.json:
+        _print_json(rep)
+    else:
+        print(format_agreement(rep))
+    return 0
+
+
+def _unblind(args: argparse.Namespace) -> int:
+    from curiosity_tui.packs.unblind import format_unblind, unblind
+
+    by = args.by or getpass.getuser()
+    rep = unblind(args.packdir, by=f"human:{by}", force=args.force, key_path=args.key)
+    if args.json:
+        _print_json(rep)
+    else:
+        print(format_unblind(rep))
+    if rep.forced:
+        print(
+            "warning: the key was opened with ratings incomplete (--force); recorded in the pack log",
+            file=sys.stderr,
+        )
+    return 0

@@ -402,6 +402,8 @@ def bootstrap_by_cluster(
     statistic is undefined are counted in ``n_undefined`` and left out of the percentiles.
     """
     arr = _as_counts(counts)
+    if n_boot < 1:
+        raise AgreementDataError("n_boot must be at least 1")
     if clusters is None:
         clusters = list(range(arr.shape[0]))
     if len(clusters) != arr.shape[0]:
@@ -578,12 +580,16 @@ def question_agreement(
             f"{fk.n_dropped} of {len(items)} items have fewer than two ratings on this "
             "question and are left out of raw agreement, Fleiss' κ, α and their intervals"
         )
-    boots = bootstrap_by_cluster(
-        counts, item_clusters, n_boot=n_boot, seed=seed, confidence=confidence
-    )
-    raw = raw.model_copy(update={"interval": boots["raw_agreement"]}) if raw.defined else raw
-    fk = fk.model_copy(update={"interval": boots["fleiss_kappa"]}) if fk.defined else fk
-    ka = ka.model_copy(update={"interval": boots["krippendorff_alpha"]}) if ka.defined else ka
+    if n_boot > 0:
+        boots = bootstrap_by_cluster(
+            counts, item_clusters, n_boot=n_boot, seed=seed, confidence=confidence
+        )
+        if raw.defined:
+            raw = raw.model_copy(update={"interval": boots["raw_agreement"]})
+        if fk.defined:
+            fk = fk.model_copy(update={"interval": boots["fleiss_kappa"]})
+        if ka.defined:
+            ka = ka.model_copy(update={"interval": boots["krippendorff_alpha"]})
 
     pairs: list[PairAgreement] = []
     for (ia, ra), (ib, rb) in itertools.combinations(enumerate(raters), 2):
@@ -592,7 +598,7 @@ def question_agreement(
         both = (codes[ia] >= 0) & (codes[ib] >= 0)
         n_both = int(both.sum())
         ck = cohen_kappa(a_lab, b_lab, labels=cats)
-        if ck.defined:
+        if ck.defined and n_boot > 0:
             ck = ck.model_copy(
                 update={
                     "interval": bootstrap_cohen(

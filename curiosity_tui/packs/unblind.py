@@ -303,7 +303,11 @@ def unblind(
         },
         ts=ts,
     )
-    key = read_key(pack, key_path)
+    try:
+        key = read_key(pack, key_path)
+    except PackError as err:
+        log.append("key_rejected", by, {"error": str(err)})
+        raise
     records = all_ratings(pack)
     latest: dict[str, dict[str, dict[str, str]]] = {}  # item → rater → question → category
     for rater, recs in records.items():
@@ -376,3 +380,61 @@ def unblind(
         controls=controls,
         log_seq=entry.seq,
     )
+
+
+def format_unblind(rep: UnblindReport) -> str:
+    comp = rep.completeness
+    lines = [
+        f"pack {rep.pack_id} unblinded by {rep.by} at {rep.ts} (pack log seq {rep.log_seq})",
+        f"ratings: {comp.reason}" + ("  — FORCED: ratings were incomplete" if rep.forced else ""),
+    ]
+    for t in rep.tables:
+        cats = t.categories
+        width = max([len(c) for c in t.by_rating] + [13])
+        lines.append("")
+        lines.append(f"{t.question} — ratings per configuration (every rating counts)")
+        lines.append(
+            "  " + "configuration".ljust(width) + "  " + "  ".join(c.rjust(8) for c in cats)
+        )
+        for config, row in t.by_rating.items():
+            lines.append(
+                "  " + config.ljust(width) + "  " + "  ".join(str(row[c]).rjust(8) for c in cats)
+            )
+        lines.append(f"{t.question} — runs per configuration (raters agreeing; otherwise split)")
+        lines.append(
+            "  "
+            + "configuration".ljust(width)
+            + "  "
+            + "  ".join(c.rjust(8) for c in [*cats, "split"])
+            + "      runs"
+        )
+        for config, row in t.by_run.items():
+            lines.append(
+                "  "
+                + config.ljust(width)
+                + "  "
+                + "  ".join(str(row[c]).rjust(8) for c in [*cats, "split"])
+                + f"  {t.runs.get(config, 0):>8}"
+            )
+    if rep.controls:
+        lines.append("")
+        lines.append("control items (expected category → what raters chose)")
+        for c in rep.controls:
+            for qid, want in c.expected.items():
+                got = {r: a.get(qid, "-") for r, a in c.ratings.items()}
+                hits = sum(1 for v in got.values() if v == want)
+                lines.append(
+                    f"  {c.item} {c.kind:<18} {qid}: expected {want}; "
+                    + (", ".join(f"{r}={v}" for r, v in got.items()) or "no ratings")
+                    + f"  ({hits}/{len(got)} as expected)"
+                )
+    lines.append("")
+    lines.append("items")
+    for it in rep.items:
+        cats_text = "; ".join(
+            f"{r}: " + ",".join(f"{q}={c}" for q, c in sorted(a.items()))
+            for r, a in sorted(it.categories.items())
+        )
+        tag = f" control:{it.control}" if it.control else ""
+        lines.append(f"  {it.item}  {it.config:<12} {it.run}{tag}  {cats_text}")
+    return "\n".join(lines)

@@ -1,0 +1,240 @@
+"""Leak check (key holder only): can surface features of the items predict the configuration?
+
+Features are format only — lengths, line and list counts, character classes, whether a
+section is empty — never words. A scikit-learn classifier (standardised logistic
+regression) is cross-validated (stratified k-fold) per task, and its accuracy is reported
+against chance (the majority-class share) with a permutation p-value. Tasks follow the
+configuration families the report distinguishes (§3): A vs B vs the store-bearing arms
+(the recorded residual leak), C vs B-armed within the store-bearing arms (the comparison
+the pack was built for), curator vs none within them, all six, and — when the pack has
+control items — control vs real.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel
+
+from curiosity_tui.packs.pack import Pack, PackKey
+from curiosity_tui.packs.unblind import read_key
+
+__all__ = ["FEATURES", "LeakReport", "LeakTask", "item_features", "leakcheck"]
+
+_LIST_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+
+SECTION_FEATURES = (
+    "chars",
+    "words",
+    "lines",
+    "nonempty_lines",
+    "list_lines",
+    "indented_lines",
+    "digits",
+    "upper",
+    "punct",
+    "questions",
+    "colons",
+    "brackets",
+    "empty",
+    "mean_line_len",
+)
+FEATURES = tuple(f"s{i}_{name}" for i in (1, 2, 3) for name in SECTION_FEATURES) + (
+    "s3_over_s1_chars",
+)
+
+
+def _section_features(text: str) -> list[float]:
+    lines = text.split("\n") if text else []
+    nonempty = [ln for ln in lines if ln.strip()]
+    chars = len(text)
+    return [
+        float(chars),
+        float(len(text.split())),
+        float(len(lines)),
+        float(len(nonempty)),
+        float(sum(1 for ln in lines if _LIST_RE.match(ln))),
+        float(sum(1 for ln in nonempty if ln[:1].isspace())),
+        float(sum(c.isdigit() for c in text)),
+        float(sum(c.isupper() for c in text)),
+        float(sum(c in ".,;!\"'-" for c in text)),
+        float(text.count("?")),
+        float(text.count(":")),
+        float(sum(c in "()[]{}<>" for c in text)),
+        1.0 if not text.strip() else 0.0,
+        float(np.mean([len(ln) for ln in nonempty])) if nonempty else 0.0,
+    ]
+
+
+def item_features(sections: Sequence[str]) -> list[float]:
+    feats: list[float] = []
+    for s in sections:
+        feats.extend(_section_features(s))
+    feats.append(len(sections[2]) / max(1, len(sections[0])))
+    return feats
+
+
+class LeakTask(BaseModel):
+    task: str
+    description: str
+    n_items: int
+    classes: dict[str, int]
+    folds: int | None
+    accuracy: float | None
+    chance: float | None
+    p_value: float | None
+    top_features: list[str]
+    verdict: str
+
+
+class LeakReport(BaseModel):
+    pack_id: str
+    features: list[str]
+    classifier: str
+    tasks: list[LeakTask]
+
+
+def _family(config: str) -> str:
+    if config == "A":
+        return "A (single answer)"
+    if config == "B":
+        return "B (bare self-ask)"
+    return "store-bearing"
+
+
+def _run_task(
+    name: str,
+    description: str,
+    x: np.ndarray,
+    labels: list[str],
+    *,
+    seed: int,
+    permutations: int,
+    alpha: float = 0.05,
+) -> LeakTask:
+    counts = Counter(labels)
+    n = len(labels)
+    base = LeakTask(
+        task=name,
+        description=description,
+        n_items=n,
+        classes=dict(sorted(counts.items())),
+        folds=None,
+        accuracy=None,
+        chance=None,
+        p_value=None,
+        top_features=[],
+        verdict="",
+    )
+    if len(counts) < 2:
+        return base.model_copy(
+            update={"verdict": "not testable: fewer than two classes in the pack"}
+        )
+    folds = min(5, min(counts.values()))
+    if folds < 2:
+        return base.model_copy(
+            update={"verdict": "not testable: some class has a single item (need ≥ 2 per class)"}
+        )
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold, permutation_test_score
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    y = np.array(labels)
+    model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000, C=1.0))
+    cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+    score, _perm, pvalue = permutation_test_score(
+        model, x, y, cv=cv, n_permutations=permutations, random_state=seed, scoring="accuracy"
+    )
+    chance = max(counts.values()) / n
+    model.fit(x, y)
+    coef = np.abs(model[-1].coef_).max(axis=0)
+    top = [FEATURES[i] for i in np.argsort(-coef)[:3]]
+    if pvalue < alpha and score > chance:
+        verdict = (
+            f"LEAK: the format predicts this split ({score:.2f} accuracy against "
+            f"{chance:.2f} chance, p = {pvalue:.3f})"
+        )
+    else:
+        verdict = (
+            f"no evidence of a leak at this size ({score:.2f} against {chance:.2f} chance, "
+            f"p = {pvalue:.3f}); a small pack cannot show the absence of one"
+        )
+    return base.model_copy(
+        update={
+            "folds": folds,
+            "accuracy": float(score),
+            "chance": float(chance),
+            "p_value": float(pvalue),
+            "top_features": top,
+            "verdict": verdict,
+        }
+    )
+
+
+def leakcheck(
+    packdir: str | Path,
+    *,
+    key_path: Path | None = None,
+    seed: int = 0,
+    permutations: int = 199,
+) -> LeakReport:
+    pack = Pack.open(packdir)
+    key: PackKey = read_key(pack, key_path)
+    order = pack.order
+    x_all = np.array([item_features(pack.items[i].sections) for i in order])
+    real = [k for k, i in enumerate(order) if key.items[i].kind == "run"]
+    cfg = [key.items[i].config for i in order]
+
+    def subset(pred: Callable[[int], bool]) -> list[int]:
+        return [k for k in real if pred(k)]
+
+    tasks: list[LeakTask] = []
+    specs: list[tuple[str, str, list[int], Callable[[int], str]]] = [
+        (
+            "families",
+            "A vs B vs store-bearing arms (the report's recorded residual leak)",
+            real,
+            lambda k: _family(cfg[k]),
+        ),
+        (
+            "C-vs-B-armed",
+            "protocol arm vs self-ask with store, store-bearing items only (what the pack is for)",
+            subset(lambda k: _family(cfg[k]) == "store-bearing"),
+            lambda k: "C" if cfg[k].startswith("C") else "B-armed",
+        ),
+        (
+            "curator",
+            "with vs without curator, store-bearing items only",
+            subset(lambda k: _family(cfg[k]) == "store-bearing"),
+            lambda k: "+cur" if cfg[k].endswith("+cur") else "-cur",
+        ),
+        ("configurations", "all six configurations", real, lambda k: cfg[k]),
+    ]
+    if any(key.items[i].kind == "control" for i in order):
+        specs.append(
+            (
+                "controls",
+                "constructed control items vs real items",
+                list(range(len(order))),
+                lambda k: key.items[order[k]].kind,
+            )
+        )
+    for name, desc, idx, lab in specs:
+        x = x_all[idx] if idx else np.zeros((0, len(FEATURES)))
+        tasks.append(
+            _run_task(name, desc, x, [lab(k) for k in idx], seed=seed, permutations=permutations)
+        )
+    return LeakReport(
+        pack_id=pack.manifest.pack_id,
+        features=list(FEATURES),
+        classifier=(
+            "StandardScaler + LogisticRegression, stratified k-fold (k = min(5, smallest class)), "
+            f"{permutations} label permutations, seed {seed}"
+        ),
+        tasks=tasks,
+    )

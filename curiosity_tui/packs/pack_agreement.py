@@ -1,0 +1,107 @@
+"""Agreement over a pack's ratings (coordinator's view): one :class:`QuestionAgreement`
+per scheme question, on categories only, with bootstrap intervals resampling runs.
+
+Uses each rater's latest revision of each item. Reads every rater's file but never the key:
+the resampling clusters come from the manifest (one run = one cluster)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from curiosity_tui.packs.agreement import QuestionAgreement, question_agreement
+from curiosity_tui.packs.pack import Pack
+from curiosity_tui.packs.unblind import all_ratings
+
+__all__ = ["PackAgreement", "format_agreement", "pack_agreement"]
+
+
+class PackAgreement(BaseModel):
+    pack_id: str
+    scheme: str
+    n_items: int
+    raters: list[str]
+    n_boot: int
+    seed: int
+    questions: list[QuestionAgreement]
+
+
+def pack_agreement(packdir: str | Path, *, n_boot: int = 10_000, seed: int = 0) -> PackAgreement:
+    pack = Pack.open(packdir)
+    records = all_ratings(pack)
+    questions = []
+    for q in pack.scheme.questions:
+        per_rater: dict[str, dict[str, str]] = {}
+        for rater, recs in records.items():
+            latest: dict[str, str] = {}
+            for rec in recs:
+                if q.id in rec.answers:
+                    latest[rec.item] = rec.answers[q.id].category
+            per_rater[rater] = latest
+        questions.append(
+            question_agreement(
+                q.id,
+                q.category_ids,
+                per_rater,
+                pack.order,
+                pack.clusters,
+                n_boot=n_boot,
+                seed=seed,
+            )
+        )
+    return PackAgreement(
+        pack_id=pack.manifest.pack_id,
+        scheme=pack.scheme.id,
+        n_items=len(pack.order),
+        raters=sorted(records),
+        n_boot=n_boot,
+        seed=seed,
+        questions=questions,
+    )
+
+
+def format_agreement(rep: PackAgreement) -> str:
+    lines = [
+        f"pack {rep.pack_id} · scheme {rep.scheme} · {rep.n_items} items · "
+        f"raters: {', '.join(rep.raters) or '(none yet)'}",
+        f"intervals: 95% percentile bootstrap, {rep.n_boot} samples resampling runs, seed {rep.seed}",
+    ]
+    for qa in rep.questions:
+        lines.append("")
+        lines.append(f"{qa.question}  ({qa.n_items} items, {qa.n_clusters} runs with ≥ 2 ratings)")
+        lines.append(f"  raw agreement       {qa.raw_agreement.format()}")
+        lines.append(f"  Fleiss' kappa       {qa.fleiss_kappa.format()}")
+        lines.append(f"  Krippendorff alpha  {qa.krippendorff_alpha.format()}")
+        for note in qa.notes:
+            lines.append(f"  note: {note}")
+        width = max([len(r) for r in qa.raters] + [5])
+        lines.append("  category counts:")
+        lines.append(
+            "    " + "rater".ljust(width) + "  " + "  ".join(c.rjust(6) for c in qa.categories)
+        )
+        for r in qa.raters:
+            row = qa.category_counts[r]
+            lines.append(
+                "    "
+                + r.ljust(width)
+                + "  "
+                + "  ".join(str(row[c]).rjust(6) for c in qa.categories)
+            )
+        for pair in qa.pairs:
+            lines.append(
+                f"  {pair.rater_a} × {pair.rater_b} ({pair.n_items} items): raw "
+                f"{pair.raw_agreement.format()}, Cohen's kappa {pair.cohen_kappa.format()}"
+            )
+            cw = max(len(c) for c in qa.categories)
+            lines.append(
+                "    "
+                + " " * cw
+                + "  "
+                + "  ".join(c.rjust(cw) for c in qa.categories)
+                + f"   ← {pair.rater_b}"
+            )
+            for cat, crow in zip(qa.categories, pair.confusion, strict=True):
+                lines.append("    " + cat.rjust(cw) + "  " + "  ".join(str(v).rjust(cw) for v in crow))
+            lines.append(f"    ↑ {pair.rater_a}")
+    return "\n".join(lines)
