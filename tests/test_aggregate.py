@@ -46,7 +46,7 @@ def test_difference_with_interval_is_seeded_and_brackets_the_difference() -> Non
     d2 = difference(a, b, seed=7)
     assert d1 == d2
     assert d1.diff == pytest.approx(6.0 - 2.5)
-    assert d1.ci_low is not None and d1.ci_high is not None
+    assert d1.ci_low is not None and d1.ci_high is not None and d1.diff is not None
     assert d1.ci_low <= d1.diff <= d1.ci_high
     # bootstrap range can never exceed the extreme resamples
     assert d1.ci_low >= 5 - 3 and d1.ci_high <= 7 - 2

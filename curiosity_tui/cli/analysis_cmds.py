@@ -1,9 +1,246 @@
-"""CLI commands: analysis_cmds (filled in by the issue that owns it)."""
+"""CLI commands of the analysis layer: ``prereg lock|show|verify``, ``verdict``, ``sweep``,
+``metrics``."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
+
+from curiosity_tui.errors import InputError
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # noqa: ARG001
-    return None
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "prereg",
+        help="lock a pilot plan into the pre-registration chain; show or verify the chain",
+        description="Pre-registration (S7): an append-only, hash-chained prereg.jsonl.",
+    )
+    psub = p.add_subparsers(dest="prereg_command", metavar="ACTION")
+    lk = psub.add_parser("lock", help="validate PLAN.toml and append it to the chain")
+    lk.add_argument("plan", type=Path, metavar="PLAN.toml")
+    lk.add_argument(
+        "--stage",
+        required=True,
+        help="before-runs, after-shakeout, after-mechanical-results, after-rater-N, after-key",
+    )
+    lk.add_argument("--reason", default="", help="why (required for every amendment)")
+    lk.add_argument(
+        "--chain",
+        type=Path,
+        default=None,
+        metavar="DIR/prereg.jsonl",
+        help="the chain to append to (default: prereg.jsonl beside the plan)",
+    )
+    lk.set_defaults(handler=_prereg_lock)
+    for name, fn, helptext in (
+        ("show", _prereg_show, "print the chronology of locks"),
+        ("verify", _prereg_verify, "check the hash chain; exit 1 naming the first bad seq"),
+    ):
+        sp = psub.add_parser(name, help=helptext)
+        sp.add_argument(
+            "chain",
+            type=Path,
+            nargs="?",
+            default=Path("."),
+            metavar="CHAIN_OR_DIR",
+            help="prereg.jsonl or the directory holding it (default: .)",
+        )
+        sp.add_argument("--json", action="store_true", help="machine-readable output")
+        if name == "show":
+            sp.add_argument("--plan", type=int, metavar="SEQ", help="print that entry's plan text")
+        sp.set_defaults(handler=fn)
+    p.set_defaults(handler=lambda a: (p.print_help(), 2)[1])
+
+    v = sub.add_parser(
+        "verdict",
+        help="evaluate the locked decision rule on the locked metrics only",
+        description="Mechanical verdict: latest lock's rule, its metric set only; every other "
+        "metric is printed as exploratory and cannot change it.",
+    )
+    v.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    v.add_argument("--json", action="store_true")
+    v.set_defaults(handler=_verdict)
+
+    s = sub.add_parser(
+        "sweep",
+        help="ε sweep: re-classify recorded Δ values (not a set of runs)",
+    )
+    s.add_argument("paths", type=Path, nargs="*", metavar="RUN_DIR_OR_LEDGER")
+    s.add_argument(
+        "--deltas", type=Path, help="a file of Δ values (JSON list, or one number a line)"
+    )
+    s.add_argument(
+        "--epsilons",
+        default=None,
+        help="comma-separated thresholds (default 0.05,0.10,0.15,0.20,0.25,0.30,0.40)",
+    )
+    s.add_argument("--pooled", action="store_true", help="one table over all runs")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(handler=_sweep)
+
+    m = sub.add_parser(
+        "metrics",
+        help="per-configuration metric tables (per-run values and means)",
+    )
+    m.add_argument("paths", type=Path, nargs="*", metavar="RUN_DIR_OR_LEDGER")
+    m.add_argument("--list", action="store_true", help="list the registry: names, definitions")
+    m.add_argument("--json", action="store_true")
+    m.set_defaults(handler=_metrics)
+
+
+# ---------------------------------------------------------------------------- prereg
+
+
+def _chain_arg(path: Path) -> Path:
+    from curiosity_tui.analysis.prereg import CHAIN_FILE
+
+    return path / CHAIN_FILE if path.is_dir() else path
+
+
+def _prereg_lock(args: argparse.Namespace) -> int:
+    from curiosity_tui.analysis.prereg import CHAIN_FILE, lock
+
+    chain = args.chain if args.chain else args.plan.parent / CHAIN_FILE
+    if chain.is_dir():
+        chain = chain / CHAIN_FILE
+    entry = lock(args.plan, args.stage, chain_path=chain, reason=args.reason)
+    print(
+        f"locked {args.plan} as seq {entry.seq} at stage {entry.stage} in {chain}\n"
+        f"  plan sha256 {entry.plan_sha256}\n  entry hash  {entry.hash}"
+    )
+    return 0
+
+
+def _prereg_show(args: argparse.Namespace) -> int:
+    from curiosity_tui.analysis.prereg import format_chronology, read_chain
+
+    chain = _chain_arg(args.chain)
+    if not chain.is_file():
+        raise InputError(f"{chain}: no such prereg chain")
+    entries = read_chain(chain)
+    if args.plan is not None:
+        match = [e for e in entries if e.seq == args.plan]
+        if not match:
+            raise InputError(f"{chain}: no entry with seq {args.plan}")
+        sys.stdout.write(match[0].plan_text)
+        return 0
+    if args.json:
+        print(json.dumps([e.model_dump() for e in entries], indent=1))
+    else:
+        print(f"{chain}")
+        print(format_chronology(entries))
+    return 0
+
+
+def _prereg_verify(args: argparse.Namespace) -> int:
+    from curiosity_tui.analysis.prereg import verify_chain
+
+    chain = _chain_arg(args.chain)
+    if not chain.is_file():
+        raise InputError(f"{chain}: no such prereg chain")
+    rep = verify_chain(chain)
+    if args.json:
+        print(rep.model_dump_json(indent=1))
+    elif rep.ok:
+        print(f"{chain}: ok, {rep.entries} entries")
+    else:
+        where = f"seq {rep.first_bad_seq}: " if rep.first_bad_seq is not None else ""
+        print(f"{chain}: BROKEN: {where}{rep.problem}")
+    return 0 if rep.ok else 1
+
+
+# --------------------------------------------------------------------------- verdict
+
+
+def _verdict(args: argparse.Namespace) -> int:
+    from curiosity_tui.analysis.verdict import format_report, report_json, verdict_for_dir
+
+    rep = verdict_for_dir(args.run_dir)
+    print(report_json(rep) if args.json else format_report(rep))
+    return 0
+
+
+# ----------------------------------------------------------------------------- sweep
+
+
+def _read_deltas(path: Path) -> list[float]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise InputError(f"{path}: cannot read: {err.strerror}") from err
+    try:
+        if text.lstrip().startswith("["):
+            data = json.loads(text)
+            return [float(x) for x in data]
+        out: list[float] = []
+        for lineno, line in enumerate(text.splitlines(), start=1):
+            s = line.split("#", 1)[0].strip()
+            if not s:
+                continue
+            try:
+                out.append(float(s))
+            except ValueError:
+                raise InputError(f"{path}:{lineno}: not a number: {s!r}") from None
+        return out
+    except (json.JSONDecodeError, TypeError, ValueError) as err:
+        raise InputError(f"{path}: not a list of Δ values: {err}") from err
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from curiosity_tui.analysis.rundata import load_runs
+    from curiosity_tui.analysis.sweep import DEFAULT_EPSILONS, format_sweep, sweep, sweep_runs
+
+    eps: tuple[float, ...] = DEFAULT_EPSILONS
+    if args.epsilons:
+        try:
+            eps = tuple(float(x) for x in args.epsilons.split(",") if x.strip())
+        except ValueError:
+            raise InputError(f"--epsilons: not a comma-separated list: {args.epsilons!r}") from None
+    results = []
+    if args.deltas:
+        results.append(sweep(_read_deltas(args.deltas), eps, label=str(args.deltas)))
+    if args.paths:
+        results.extend(sweep_runs(load_runs(args.paths), eps, by_config=not args.pooled))
+    if not args.deltas and not args.paths:
+        raise InputError("sweep: give RUN_DIR_OR_LEDGER paths or --deltas FILE")
+    if not results:
+        raise InputError("sweep: no recorded Δ values in the given runs")
+    if args.json:
+        print(json.dumps([r.model_dump() for r in results], indent=1))
+    else:
+        print("\n\n".join(format_sweep(r) for r in results))
+    return 0
+
+
+# --------------------------------------------------------------------------- metrics
+
+
+def _metrics(args: argparse.Namespace) -> int:
+    from curiosity_tui.analysis.registry import default_registry
+    from curiosity_tui.analysis.rundata import load_runs
+    from curiosity_tui.analysis.tables import format_tables, metrics_json
+
+    reg = default_registry()
+    if args.list:
+        if args.json:
+            print(json.dumps([m.info().model_dump() for m in reg], indent=1))
+        else:
+            for m in reg:
+                flags = [
+                    f
+                    for f, on in (("structural", m.structural), ("bookkeeping", m.bookkeeping))
+                    if on
+                ]
+                print(
+                    f"{m.name}  [{m.unit}; {', '.join(flags) or '-'}]\n    {m.definition}\n    denominator: {m.denominator}"
+                )
+        return 0
+    if not args.paths:
+        raise InputError("metrics: give RUN_DIR_OR_LEDGER paths (or --list)")
+    runs = load_runs(args.paths)
+    if not runs:
+        raise InputError("metrics: no runs found (ledger dirs or *.run.json files)")
+    print(metrics_json(runs, reg) if args.json else format_tables(runs, reg))
+    return 0

@@ -1,0 +1,106 @@
+"""Per-configuration metric tables for ``curiosity-tui metrics`` (text and JSON).
+
+Grouped by the registry's ``group`` (ledger, progression, facts, bookkeeping, tokens);
+one column per configuration present, each cell the mean over runs with n; per-run
+values listed under the table; between-configuration differences for the report's
+standard comparisons (P2, P3) when both sides are present, with bootstrap intervals.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from pydantic import BaseModel
+
+from curiosity_tui.analysis.aggregate import (
+    Difference,
+    MetricAggregate,
+    aggregate,
+    difference,
+    fmt,
+    fmt_interval,
+)
+from curiosity_tui.analysis.registry import Registry
+from curiosity_tui.analysis.rundata import RunData
+
+#: The report's comparisons: P2 (package within curator condition), P3 (curator removal).
+STANDARD_PAIRS: tuple[tuple[str, str], ...] = (
+    ("C+cur", "B-armed+cur"),
+    ("C-cur", "B-armed-cur"),
+    ("B-armed-cur", "B-armed+cur"),
+    ("C-cur", "C+cur"),
+)
+CONFIG_ORDER = ("A", "B", "B-armed+cur", "C+cur", "B-armed-cur", "C-cur")
+
+
+class MetricsDoc(BaseModel):
+    configs: list[str]
+    runs: dict[str, list[str]]
+    metrics: dict[str, dict[str, MetricAggregate]]  # metric -> config -> aggregate
+    differences: list[Difference]
+
+
+def _order(configs: Sequence[str]) -> list[str]:
+    known = [c for c in CONFIG_ORDER if c in configs]
+    return known + sorted(c for c in configs if c not in CONFIG_ORDER)
+
+
+def build(runs: Sequence[RunData], registry: Registry) -> MetricsDoc:
+    names = registry.names()
+    table = aggregate(runs, names, registry=registry)
+    configs = _order(list(table))
+    by_metric: dict[str, dict[str, MetricAggregate]] = {
+        m: {c: table[c][m] for c in configs} for m in names
+    }
+    diffs: list[Difference] = []
+    for a, b in STANDARD_PAIRS:
+        if a in table and b in table:
+            for m in names:
+                diffs.append(difference(table[a][m], table[b][m]))
+    run_ids: dict[str, list[str]] = {c: [] for c in configs}
+    for r in runs:
+        run_ids[r.config].append(r.run_id)
+    return MetricsDoc(configs=configs, runs=run_ids, metrics=by_metric, differences=diffs)
+
+
+def metrics_json(runs: Sequence[RunData], registry: Registry) -> str:
+    return json.dumps(build(runs, registry).model_dump(mode="json"), indent=1)
+
+
+def format_tables(runs: Sequence[RunData], registry: Registry) -> str:
+    doc = build(runs, registry)
+    out: list[str] = []
+    groups: dict[str, list[str]] = {}
+    for m in registry:
+        groups.setdefault(m.group, []).append(m.name)
+    for group, names in groups.items():
+        out.append(f"## {group}")
+        out.append("| metric | " + " | ".join(doc.configs) + " |")
+        out.append("|---|" + "---|" * len(doc.configs))
+        for name in names:
+            cells = []
+            for c in doc.configs:
+                agg = doc.metrics[name][c]
+                cells.append(f"{fmt(agg.value)} (n={agg.n})" if agg.value is not None else "—")
+            out.append(f"| {name} | " + " | ".join(cells) + " |")
+        out.append("")
+        for name in names:
+            if all(doc.metrics[name][c].value is None for c in doc.configs):
+                continue
+            per = "; ".join(
+                f"{c}: " + ", ".join(fmt(v.value) for v in doc.metrics[name][c].per_run)
+                for c in doc.configs
+            )
+            out.append(f"  {name} per run — {per}")
+        out.append("")
+    if doc.differences:
+        out.append("## differences (a − b; 95% bootstrap interval resampling runs)")
+        for d in doc.differences:
+            if d.diff is None:
+                continue
+            note = f" — {d.note}" if d.note and d.ci_low is None else ""
+            out.append(f"  {d.metric}: {d.a} − {d.b} = {d.diff:+.2f} {fmt_interval(d)}{note}")
+    out.append("")
+    out.append("Denominators: " + "; ".join(f"{m.name}: {m.denominator}" for m in registry))
+    return "\n".join(out)

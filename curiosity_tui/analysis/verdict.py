@@ -1,0 +1,398 @@
+"""The mechanical verdict (S7): the locked rule, on the locked metrics only.
+
+:func:`evaluate_rule` sees only the rule's own metric names; it cannot read any other
+metric, so nothing outside the locked set can change the outcome. Every other registry
+metric is computed afterwards by :func:`exploratory` and printed under "exploratory".
+
+The governing plan is the latest lock in the chain. When the rule or its metric set was
+amended after the ``before-runs`` lock, the verdict under the original before-runs plan is
+computed and printed too, labelled, so an amendment cannot silently replace it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from curiosity_tui.analysis.aggregate import (
+    Difference,
+    MetricAggregate,
+    aggregate_metric,
+    difference,
+    fmt,
+    fmt_interval,
+    group_by_config,
+)
+from curiosity_tui.analysis.prereg import (
+    LockEntry,
+    PilotPlan,
+    find_chain,
+    load_verified_chain,
+    parse_plan,
+)
+from curiosity_tui.analysis.registry import Registry, default_registry
+from curiosity_tui.analysis.rundata import RunData, load_runs
+from curiosity_tui.errors import InputError
+
+TIE_TOL = 1e-9
+Outcome = Literal["met", "not_met", "undecided", "incomplete"]
+ClauseOutcome = Literal["beats", "tie", "does_not_beat", "no_data"]
+
+
+class ClauseResult(BaseModel):
+    metric: str
+    treatment: str
+    control: str
+    higher_is_better: bool
+    margin: float
+    value_treatment: float | None
+    value_control: float | None
+    advantage: float | None  # treatment − control, signed so that > 0 favours treatment
+    outcome: ClauseOutcome
+    counts: bool | None  # whether the clause holds under the rule's reading of ties
+    n_treatment: int
+    n_control: int
+    per_run_treatment: list[float | None]
+    per_run_control: list[float | None]
+    interval: Difference  # printed beside, never consulted
+
+
+class MetricClauses(BaseModel):
+    metric: str
+    holds: bool | None
+    clauses: list[ClauseResult]
+
+
+class LockRef(BaseModel):
+    seq: int
+    ts: str
+    stage: str
+    hash: str
+    plan_sha256: str
+
+
+class Verdict(BaseModel):
+    outcome: Outcome
+    rule_kind: str
+    rule_text: str
+    metrics: list[str]
+    margin: float
+    ties: str
+    aggregation: str
+    lock: LockRef | None
+    by_metric: list[MetricClauses]
+    notes: list[str] = Field(default_factory=list)
+
+
+class ExploratoryRow(BaseModel):
+    metric: str
+    by_config: dict[str, float | None]
+    differences: list[Difference]
+
+
+class VerdictReport(BaseModel):
+    verdict: Verdict
+    original: Verdict | None = None  # under the before-runs lock, when the rule was amended
+    exploratory: list[ExploratoryRow]
+    exploratory_note: str = (
+        "Exploratory: metrics outside the locked set. Printed for information; they cannot "
+        "change the verdict."
+    )
+    chronology: list[LockRef]
+
+
+def _clause(
+    runs_t: Sequence[RunData],
+    runs_c: Sequence[RunData],
+    metric: str,
+    treatment: str,
+    control: str,
+    plan: PilotPlan,
+    registry: Registry,
+    seed: int,
+) -> ClauseResult:
+    m = registry.get(metric)
+    hib = bool(m.higher_is_better)
+    agg_t = aggregate_metric(
+        runs_t, metric, treatment, registry=registry, aggregation=plan.aggregation
+    )
+    agg_c = aggregate_metric(
+        runs_c, metric, control, registry=registry, aggregation=plan.aggregation
+    )
+    diff = difference(agg_t, agg_c, seed=seed)
+    margin = plan.rule.margin
+    adv: float | None = None
+    outcome: ClauseOutcome
+    counts: bool | None
+    if agg_t.value is None or agg_c.value is None:
+        outcome, counts = "no_data", None
+    else:
+        adv = (agg_t.value - agg_c.value) * (1.0 if hib else -1.0)
+        if abs(adv - margin) <= TIE_TOL:
+            outcome = "tie"
+            counts = {"met": True, "not_met": False, "undecided": None}[plan.rule.ties]
+        elif adv > margin:
+            outcome, counts = "beats", True
+        else:
+            outcome, counts = "does_not_beat", False
+    return ClauseResult(
+        metric=metric,
+        treatment=treatment,
+        control=control,
+        higher_is_better=hib,
+        margin=margin,
+        value_treatment=agg_t.value,
+        value_control=agg_c.value,
+        advantage=adv,
+        outcome=outcome,
+        counts=counts,
+        n_treatment=agg_t.n,
+        n_control=agg_c.n,
+        per_run_treatment=[r.value for r in agg_t.per_run],
+        per_run_control=[r.value for r in agg_c.per_run],
+        interval=diff,
+    )
+
+
+def _all(values: Sequence[bool | None]) -> bool | None:
+    if any(v is False for v in values):
+        return False
+    if any(v is None for v in values):
+        return None
+    return True
+
+
+def evaluate_rule(
+    plan: PilotPlan,
+    runs: Sequence[RunData],
+    *,
+    registry: Registry | None = None,
+    lock: LockEntry | None = None,
+    seed: int = 20240601,
+) -> Verdict:
+    """The verdict of ``plan.rule`` over ``runs``, reading only ``plan.rule.metrics``."""
+    reg = registry or default_registry()
+    groups = group_by_config(runs)
+    notes: list[str] = []
+    for cfg in sorted(groups):
+        if cfg not in plan.configurations:
+            notes.append(f"runs of configuration {cfg!r} are not in the plan and were ignored")
+    needed = sorted({c for pair in plan.rule.pairs for c in pair})
+    for cfg in needed:
+        n = len(groups.get(cfg, []))
+        if n < plan.runs:
+            notes.append(f"{cfg}: {n} run(s) present, the plan registered {plan.runs}")
+        unreg = sum(1 for r in groups.get(cfg, []) if r.unregistered)
+        if unreg:
+            notes.append(f"{cfg}: {unreg} run(s) were started --unregistered")
+
+    by_metric: list[MetricClauses] = []
+    for metric in plan.rule.metrics:
+        clauses = [
+            _clause(groups.get(t, []), groups.get(c, []), metric, t, c, plan, reg, seed)
+            for t, c in plan.rule.pairs
+        ]
+        by_metric.append(
+            MetricClauses(metric=metric, holds=_all([c.counts for c in clauses]), clauses=clauses)
+        )
+
+    holds = [mc.holds for mc in by_metric]
+    result: bool | None
+    if plan.rule.kind == "any_metric_beats_in_all":
+        result = True if any(h is True for h in holds) else (None if None in holds else False)
+    else:
+        result = _all(holds)
+    outcome: Outcome
+    if result is True:
+        outcome = "met"
+    elif result is False:
+        outcome = "not_met"
+    else:
+        no_data = any(c.outcome == "no_data" for mc in by_metric for c in mc.clauses)
+        outcome = "incomplete" if no_data else "undecided"
+    return Verdict(
+        outcome=outcome,
+        rule_kind=plan.rule.kind,
+        rule_text=plan.rule.text,
+        metrics=list(plan.rule.metrics),
+        margin=plan.rule.margin,
+        ties=plan.rule.ties,
+        aggregation=plan.aggregation,
+        lock=_ref(lock) if lock else None,
+        by_metric=by_metric,
+        notes=notes,
+    )
+
+
+def exploratory(
+    plan: PilotPlan,
+    runs: Sequence[RunData],
+    *,
+    registry: Registry | None = None,
+    seed: int = 20240601,
+) -> list[ExploratoryRow]:
+    """Every registry metric outside the rule's set, with the rule's pairs' differences."""
+    reg = registry or default_registry()
+    groups = group_by_config(runs)
+    rows: list[ExploratoryRow] = []
+    for m in reg:
+        if m.name in plan.rule.metrics:
+            continue
+        aggs: dict[str, MetricAggregate] = {
+            cfg: aggregate_metric(rs, m.name, cfg, registry=reg, aggregation=plan.aggregation)
+            for cfg, rs in groups.items()
+            if cfg in plan.configurations
+        }
+        diffs = [
+            difference(aggs[t], aggs[c], seed=seed)
+            for t, c in plan.rule.pairs
+            if t in aggs and c in aggs
+        ]
+        rows.append(
+            ExploratoryRow(
+                metric=m.name, by_config={k: v.value for k, v in aggs.items()}, differences=diffs
+            )
+        )
+    return rows
+
+
+def _ref(e: LockEntry) -> LockRef:
+    return LockRef(seq=e.seq, ts=e.ts, stage=e.stage, hash=e.hash, plan_sha256=e.plan_sha256)
+
+
+def verdict_for(
+    entries: Sequence[LockEntry],
+    runs: Sequence[RunData],
+    *,
+    registry: Registry | None = None,
+    seed: int = 20240601,
+) -> VerdictReport:
+    """Verdict under the latest lock (and under the before-runs lock if the rule differs)."""
+    if not entries:
+        raise InputError(
+            "no locked plan: `curiosity-tui prereg lock PLAN.toml --stage before-runs`"
+        )
+    reg = registry or default_registry()
+    latest = entries[-1]
+    plan = parse_plan(latest.plan_text, source=f"prereg seq {latest.seq}", registry=reg)
+    main = evaluate_rule(plan, runs, registry=reg, lock=latest, seed=seed)
+    original: Verdict | None = None
+    first = next((e for e in entries if e.stage == "before-runs"), None)
+    if first is None:
+        main.notes.append("no lock at stage before-runs: this plan was registered after runs began")
+    elif first.seq != latest.seq:
+        first_plan = parse_plan(first.plan_text, source=f"prereg seq {first.seq}", registry=reg)
+        if first_plan.rule != plan.rule or first_plan.aggregation != plan.aggregation:
+            original = evaluate_rule(first_plan, runs, registry=reg, lock=first, seed=seed)
+            main.notes.append(
+                f"the rule was amended after before-runs (governing lock: seq {latest.seq}, "
+                f"stage {latest.stage}); the verdict under the before-runs rule is shown too"
+            )
+    return VerdictReport(
+        verdict=main,
+        original=original,
+        exploratory=exploratory(plan, runs, registry=reg, seed=seed),
+        chronology=[_ref(e) for e in entries],
+    )
+
+
+def verdict_for_dir(run_dir: Path, *, registry: Registry | None = None) -> VerdictReport:
+    chain = find_chain(run_dir)
+    if chain is None:
+        raise InputError(f"{run_dir}: no prereg.jsonl here or in its parent: nothing was locked")
+    entries = load_verified_chain(chain)
+    runs = load_runs([run_dir])
+    if not runs:
+        raise InputError(f"{run_dir}: no runs found (ledger dirs or *.run.json files)")
+    return verdict_for(entries, runs, registry=registry)
+
+
+# ------------------------------------------------------------------------------- printing
+
+_WORD = {"met": "MET", "not_met": "NOT MET", "undecided": "UNDECIDED", "incomplete": "INCOMPLETE"}
+_SIGN = {"beats": ">", "tie": "=", "does_not_beat": "≤", "no_data": "?"}
+
+
+def _per_run(vals: Sequence[float | None]) -> str:
+    return ", ".join(fmt(v) for v in vals) or "none"
+
+
+def format_verdict(v: Verdict, *, title: str = "Verdict") -> list[str]:
+    lock = f"seq {v.lock.seq}, stage {v.lock.stage}, {v.lock.hash[:12]}" if v.lock else "unlocked"
+    lines = [
+        f"{title}: {_WORD[v.outcome]}   (locked rule: {lock})",
+        f"  rule: {v.rule_kind} over [{', '.join(v.metrics)}], margin {v.margin:g}, "
+        f"ties read as {v.ties}, {v.aggregation} over runs",
+    ]
+    if v.rule_text:
+        lines.append(f"  rule text (not interpreted): {v.rule_text}")
+    for mc in v.by_metric:
+        state = {True: "holds in every pair", False: "fails", None: "not settled"}[mc.holds]
+        lines.append(f"  {mc.metric}: {state}")
+        for c in mc.clauses:
+            direction = "higher" if c.higher_is_better else "lower"
+            adv = "—" if c.advantage is None else f"{c.advantage:+.2f}"
+            lines.append(
+                f"    {c.treatment} {fmt(c.value_treatment)} {_SIGN[c.outcome]} "
+                f"{c.control} {fmt(c.value_control)}  advantage {adv} ({direction} is better; "
+                f"margin {c.margin:g}) → {c.outcome.replace('_', ' ')}"
+                f"{'' if c.outcome != 'tie' else f', read as {v.ties}'}"
+            )
+            no_ci = f" — {c.interval.note}" if c.interval.ci_low is None else ""
+            lines.append(
+                f"      per run: {c.treatment} [{_per_run(c.per_run_treatment)}]  "
+                f"{c.control} [{_per_run(c.per_run_control)}]  "
+                f"95% CI {fmt_interval(c.interval)}{no_ci}"
+            )
+    for n in v.notes:
+        lines.append(f"  note: {n}")
+    return lines
+
+
+def format_report(rep: VerdictReport) -> str:
+    lines = format_verdict(rep.verdict)
+    if rep.original is not None:
+        lines.append("")
+        lines.extend(format_verdict(rep.original, title="Under the before-runs rule"))
+    lines += ["", "Chronology:"]
+    for e in rep.chronology:
+        lines.append(f"  seq {e.seq}  {e.ts}  {e.stage:<26} {e.hash[:12]}")
+    lines += ["", rep.exploratory_note]
+    undefined: list[str] = []
+    for row in rep.exploratory:
+        if all(v is None for v in row.by_config.values()):
+            undefined.append(row.metric)
+            continue
+        vals = "  ".join(f"{k} {fmt(v)}" for k, v in sorted(row.by_config.items()))
+        lines.append(f"  {row.metric}: {vals}")
+        for d in row.differences:
+            lines.append(f"      {d.a} − {d.b}: {fmt(d.diff)}  95% CI {fmt_interval(d)}")
+    if undefined:
+        lines.append(f"  not defined for these runs: {', '.join(undefined)}")
+    small = sorted(
+        {
+            f"{c.treatment} n={c.n_treatment}, {c.control} n={c.n_control}"
+            for mc in rep.verdict.by_metric
+            for c in mc.clauses
+            if c.interval.ci_low is not None and min(c.n_treatment, c.n_control) < 5
+        }
+    )
+    lines += [
+        "",
+        "Intervals: percentile bootstrap of the difference of means, runs resampled with "
+        "replacement within each configuration (10,000 draws, seeded); printed beside the "
+        "figures, never consulted by the rule. None where a side has fewer than two runs.",
+    ]
+    if small:
+        lines.append(
+            "With so few runs (" + "; ".join(small) + ") a bootstrap understates the uncertainty."
+        )
+    return "\n".join(lines)
+
+
+def report_json(rep: VerdictReport) -> str:
+    return json.dumps(rep.model_dump(mode="json"), indent=1)
