@@ -1,0 +1,256 @@
+"""Running sessions: one ledger for N sessions (with its curator between sessions), or a whole
+pilot of many runs concurrently (each run's sessions stay in order).
+
+The human curator is a hook: ``async hook(ledger, after_session) -> None`` that performs its
+actions through :mod:`curiosity_tui.ledger.curation` / :mod:`curiosity_tui.contract.downgrades`
+and returns when the curator says "continue". The app supplies one; the CLI's default skips.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from curiosity_tui.errors import InputError, TransitionError
+from curiosity_tui.ledger import curation
+from curiosity_tui.ledger.ledger import Ledger
+from curiosity_tui.ledger.models import CallRecord, RunMeta, SessionRecord
+from curiosity_tui.ledger.render import render_session_input
+from curiosity_tui.protocol import prompts
+from curiosity_tui.protocol.client import ModelCallError, ModelClient
+from curiosity_tui.protocol.configs import get_configuration
+from curiosity_tui.protocol.schemas import CuratorResponse
+from curiosity_tui.protocol.session import SessionFailure, SessionSettings, run_session
+
+CuratorHook = Callable[[Ledger, int], Awaitable[None]]
+
+
+@dataclass
+class Progress:
+    """A progress report for UIs (rich progress in the CLI, the run monitor in the app)."""
+
+    ledger: str
+    session: int
+    phase: Literal["session", "committed", "failed", "curator", "done"]
+    calls: int = 0
+    tokens: int = 0
+    elapsed_s: float = 0.0
+    detail: str = ""
+
+
+ProgressFn = Callable[[Progress], None]
+
+
+@dataclass
+class RunResult:
+    ledger: str
+    sessions_done: int
+    failed: list[tuple[int, str]] = field(default_factory=list)
+    wall_s: float = 0.0
+
+
+def _curator_snapshot_exists(led: Ledger, session: int) -> bool:
+    return any(s == session and stage == "curator" for s, stage, _ in led.snapshot_index())
+
+
+async def model_curate(
+    led: Ledger, client: ModelClient, after: int, budget: int
+) -> tuple[list[CallRecord], list[str]]:
+    """The model curator between sessions: prioritise, merge, archive, each with a reason."""
+    from curiosity_tui.ledger.models import CallRecord as LedgerCall
+
+    rendering = render_session_input(led.raw_nodes(), after + 1)
+    try:
+        reply, rec = await client.structured(
+            kind="curator",
+            session=after + 1,
+            messages=prompts.curator_messages(led.meta.seed, rendering),
+            schema=CuratorResponse,
+            max_tokens=budget,
+            internal=False,
+        )
+    except ModelCallError as err:
+        return [LedgerCall.model_validate(r.model_dump()) for r in err.records], [
+            f"curator call failed: {err.reason}"
+        ]
+    notes: list[str] = []
+    for a in reply.actions:
+        nid = a.node.strip().lower()
+        try:
+            if a.action == "prioritise":
+                curation.set_priority(led, nid, a.priority or 1, a.reason, "model-curator")
+            elif a.action == "merge":
+                curation.merge(led, nid, (a.into or "").strip().lower(), a.reason, "model-curator")
+            else:
+                curation.archive(led, nid, a.reason, "model-curator")
+        except TransitionError as err:
+            notes.append(f"curator {a.action} {a.node}: {err}")
+    return [LedgerCall.model_validate(rec.model_dump())], notes
+
+
+async def run_ledger(
+    led: Ledger,
+    client: ModelClient,
+    *,
+    sessions: int,
+    embedder: Any = None,
+    curator_hook: CuratorHook | None = None,
+    progress: ProgressFn | None = None,
+    settings: SessionSettings | None = None,
+) -> RunResult:
+    """Run sessions until ``sessions`` are committed (resuming after the last committed one).
+    Stops at the first failed session (recorded), so a later call resumes from it."""
+    meta = led.meta
+    st = settings or SessionSettings.from_meta(meta)
+    config = get_configuration(meta.config)
+    result = RunResult(ledger=led.path.name, sessions_done=led.last_session)
+    t0 = time.perf_counter()
+    records = led.session_records()
+    prev_focus = records[-1].focus if records else None
+    carried: list[CallRecord] = []
+    for t in range(led.last_session + 1, sessions + 1):
+        if (
+            t >= 2
+            and config.curator
+            and meta.curator != "none"
+            and not _curator_snapshot_exists(led, t - 1)
+        ):
+            if progress:
+                progress(
+                    Progress(led.path.name, t - 1, "curator", elapsed_s=time.perf_counter() - t0)
+                )
+            if meta.curator == "model":
+                calls, notes = await model_curate(led, client, t - 1, st.curator_budget)
+                carried.extend(calls)
+                for n in notes:
+                    carried.append(CallRecord(kind="curator-note", internal=False, error=n))
+            elif curator_hook is not None:
+                await curator_hook(led, t - 1)
+            curation.finish_curation(led)
+        if progress:
+            progress(Progress(led.path.name, t, "session", elapsed_s=time.perf_counter() - t0))
+        try:
+            rec: SessionRecord = await run_session(
+                led,
+                client,
+                t,
+                settings=st,
+                embedder=embedder,
+                previous_focus=prev_focus,
+                carried_calls=carried,
+            )
+        except SessionFailure as err:
+            result.failed.append((t, err.reason))
+            if progress:
+                progress(
+                    Progress(
+                        led.path.name,
+                        t,
+                        "failed",
+                        elapsed_s=time.perf_counter() - t0,
+                        detail=err.reason,
+                    )
+                )
+            break
+        carried = []
+        prev_focus = rec.focus
+        result.sessions_done = t
+        if progress:
+            progress(
+                Progress(
+                    led.path.name,
+                    t,
+                    "committed",
+                    calls=len(rec.calls),
+                    tokens=sum(c.completion_tokens for c in rec.calls),
+                    elapsed_s=time.perf_counter() - t0,
+                )
+            )
+    result.wall_s = time.perf_counter() - t0
+    if progress:
+        progress(Progress(led.path.name, result.sessions_done, "done", elapsed_s=result.wall_s))
+    return result
+
+
+@dataclass
+class RunSpec:
+    name: str
+    meta: RunMeta
+
+
+def plan_runs(
+    *,
+    seed: str,
+    configurations: list[str],
+    runs: int,
+    contract: str = "pilot-02",
+    epsilon: float = 0.15,
+    model: str | None = None,
+    curator: Literal["model", "human", "none"] = "model",
+    open_layer: Literal["compulsory", "optional"] = "compulsory",
+    no_reselect: bool = False,
+    session_budget: int = 4000,
+    curator_budget: int = 4000,
+    unregistered: bool = False,
+    options: dict[str, Any] | None = None,
+) -> list[RunSpec]:
+    specs = []
+    for cname in configurations:
+        cfg = get_configuration(cname)
+        for r in range(runs):
+            name = f"{cname}-r{r}"
+            specs.append(
+                RunSpec(
+                    name,
+                    RunMeta(
+                        name=name,
+                        seed=seed,
+                        config=cname,
+                        contract=contract,  # type: ignore[arg-type]
+                        curator=curator if cfg.curator else "none",
+                        model=model,
+                        epsilon=epsilon,
+                        open_layer=open_layer,
+                        no_reselect=no_reselect,
+                        session_budget=session_budget,
+                        curator_budget=curator_budget,
+                        unregistered=unregistered,
+                        options=options or {},
+                    ),
+                )
+            )
+    return specs
+
+
+async def run_pilot(
+    specs: list[RunSpec],
+    out: Path,
+    client: ModelClient,
+    *,
+    sessions: int,
+    concurrency: int = 4,
+    embedder: Any = None,
+    progress: ProgressFn | None = None,
+) -> list[RunResult]:
+    """Run many runs concurrently (at most ``concurrency`` at once); resumes existing ledgers."""
+    if concurrency < 1:
+        raise InputError("--concurrency must be at least 1")
+    out.mkdir(parents=True, exist_ok=True)
+    sem = asyncio.Semaphore(concurrency)
+
+    async def one(spec: RunSpec) -> RunResult:
+        async with sem:
+            path = out / spec.name
+            led = Ledger.create(path, spec.meta, exist_ok=True)
+            try:
+                return await run_ledger(
+                    led, client, sessions=sessions, embedder=embedder, progress=progress
+                )
+            finally:
+                led.close()
+
+    return list(await asyncio.gather(*(one(s) for s in specs)))
