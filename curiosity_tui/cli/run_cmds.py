@@ -1,9 +1,265 @@
-"""CLI commands: run_cmds (filled in by the issue that owns it)."""
+"""CLI: ``run`` (one ledger), ``pilot run`` (a plan, many runs concurrently), ``demo`` (offline,
+scripted)."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from curiosity_tui.errors import InputError
+
+SEED = "Did the printing press cause the Reformation?"
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # noqa: ARG001
+def _endpoint_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("model endpoint (any OpenAI-compatible server)")
+    g.add_argument("--base-url", help="endpoint base URL (default: $OPENAI_BASE_URL)")
+    g.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY); never written anywhere")
+    g.add_argument("--model", help="chat model name (default: the run's recorded model)")
+    g.add_argument("--embedding-model", help="use the endpoint's embeddings for medoid/similarity")
+    g.add_argument("--timeout", type=float, default=120.0, help="seconds per call (default 120)")
+    g.add_argument(
+        "--scripted",
+        action="store_true",
+        help="use the built-in scripted model server on 127.0.0.1 (offline; replies are labelled scripted)",
+    )
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    r = sub.add_parser("run", help="run sessions on one ledger until --sessions are committed")
+    r.add_argument("ledger", type=Path)
+    r.add_argument("--sessions", type=int, required=True, help="total sessions the run should have")
+    r.add_argument(
+        "--curator", choices=["model", "human", "none"], help="must match the ledger's curator kind"
+    )
+    r.add_argument(
+        "--curator-name",
+        default=None,
+        help="human curator's name (default: $CURIOSITY_CURATOR or $USER)",
+    )
+    _endpoint_flags(r)
+    r.set_defaults(handler=_run)
+
+    pl = sub.add_parser("pilot", help="pilot runs from a plan")
+    psub = pl.add_subparsers(dest="pilot_command", metavar="SUBCOMMAND")
+    pr = psub.add_parser("run", help="run every configuration × run of PLAN.toml concurrently")
+    pr.add_argument("plan", type=Path)
+    pr.add_argument("--out", type=Path, required=True)
+    pr.add_argument("--concurrency", type=int, default=4)
+    pr.add_argument(
+        "--unregistered", action="store_true", help="run without a before-runs lock (recorded)"
+    )
+    pr.add_argument("--contract", choices=["pilot-01", "pilot-02"], default=None)
+    _endpoint_flags(pr)
+    pr.set_defaults(handler=_pilot_run)
+    pl.set_defaults(handler=lambda a: (pl.print_help(), 2)[1])
+
+    d = sub.add_parser("demo", help="a short scripted run, offline, so you can see sessions happen")
+    d.add_argument("--out", type=Path, default=Path("demo-ledgers"))
+    d.add_argument("--sessions", type=int, default=5)
+    d.add_argument("--config", default="C+cur")
+    d.add_argument("--contract", choices=["pilot-01", "pilot-02"], default="pilot-02")
+    d.set_defaults(handler=_demo)
+
+
+@contextlib.contextmanager
+def model_client(args: argparse.Namespace, default_model: str | None) -> Iterator[Any]:
+    """A ModelClient for the flags; with --scripted, backed by the built-in scripted server."""
+    from curiosity_tui.protocol.client import ModelClient
+
+    if getattr(args, "scripted", False):
+        from curiosity_tui.protocol.demo import DemoResponder
+        from curiosity_tui.protocol.scripted_server import ScriptedServer
+
+        with ScriptedServer(responder=DemoResponder()) as srv:
+            yield ModelClient(
+                base_url=srv.base_url,
+                api_key="scripted",
+                model="scripted-demo",
+                retry_backoff_s=0.05,
+            )
+        return
+    model = args.model or default_model
+    if not model:
+        raise InputError("no model: pass --model (or create the ledger with a model)")
+    yield ModelClient(
+        base_url=args.base_url,
+        api_key=args.api_key,
+        model=model,
+        embedding_model=args.embedding_model,
+        timeout_s=args.timeout,
+    )
+
+
+def _embedder(args: argparse.Namespace, client: Any) -> Any:
+    if getattr(args, "embedding_model", None) and not getattr(args, "scripted", False):
+        from curiosity_tui.protocol.embedders import EndpointEmbedder
+
+        return EndpointEmbedder(client, args.embedding_model)
     return None
+
+
+def curator_name(args: argparse.Namespace) -> str:
+    name = (
+        args.curator_name
+        or os.environ.get("CURIOSITY_CURATOR")
+        or os.environ.get("USER")
+        or "curator"
+    )
+    name = name.strip()
+    if not name or any(c.isspace() for c in name):
+        raise InputError(f"curator name {name!r} must be one word")
+    return name
+
+
+def _print_progress(p: Any) -> None:
+    if p.phase == "committed":
+        print(
+            f"{p.ledger}: session {p.session} committed ({p.calls} calls, {p.tokens} tokens, {p.elapsed_s:.1f}s)"
+        )
+    elif p.phase == "failed":
+        print(f"{p.ledger}: session {p.session} FAILED: {p.detail}", file=sys.stderr)
+    elif p.phase == "curator":
+        print(f"{p.ledger}: curator after session {p.session}")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from curiosity_tui.ledger import Ledger
+
+    if args.sessions < 1:
+        raise InputError("--sessions must be at least 1")
+    with Ledger.open(args.ledger) as probe:
+        meta = probe.meta
+    if args.curator and args.curator != meta.curator:
+        raise InputError(
+            f"{args.ledger} was created with curator {meta.curator!r}, not {args.curator!r}"
+        )
+    if meta.curator == "human":
+        from curiosity_tui.app import run_curated  # the app hosts the human curator
+
+        return int(
+            run_curated(args.ledger, sessions=args.sessions, curator=curator_name(args), args=args)
+            or 0
+        )
+    from curiosity_tui.protocol.runner import run_ledger
+
+    with model_client(args, meta.model) as client, Ledger.open(args.ledger, write=True) as led:
+        if led.recovered:
+            print(f"{args.ledger}: {led.recovered}", file=sys.stderr)
+        result = asyncio.run(
+            run_ledger(
+                led,
+                client,
+                sessions=args.sessions,
+                embedder=_embedder(args, client),
+                progress=_print_progress,
+            )
+        )
+    if result.failed:
+        t, reason = result.failed[0]
+        print(
+            f"stopped at session {t}: {reason}; run the same command again to resume",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"{args.ledger}: {result.sessions_done} session(s) committed")
+    return 0
+
+
+def _pilot_run(args: argparse.Namespace) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from curiosity_tui.analysis.prereg import load_plan, lock_metadata, require_lock
+    from curiosity_tui.protocol.runner import plan_runs, run_pilot
+
+    plan, _text = load_plan(args.plan)
+    entry = None if args.unregistered else require_lock(args.out)
+    contract = args.contract or plan.contract or "pilot-02"
+    specs = plan_runs(
+        seed=plan.seed_question,
+        configurations=list(plan.configurations),
+        runs=plan.runs,
+        contract=contract,
+        epsilon=plan.epsilon,
+        model=plan.model,
+        session_budget=plan.budgets.session_completion_tokens,
+        curator_budget=plan.budgets.curator_completion_tokens
+        or plan.budgets.session_completion_tokens,
+        unregistered=args.unregistered,
+        options=lock_metadata(entry),
+    )
+    with model_client(args, plan.model) as client, Progress(
+        TextColumn("{task.description:<18}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[status]}"),
+        TimeElapsedColumn(),
+    ) as bar:
+        tasks = {s.name: bar.add_task(s.name, total=plan.sessions, status="") for s in specs}
+
+        def on(p: Any) -> None:
+            tid = tasks.get(p.ledger)
+            if tid is None:
+                return
+            if p.phase == "committed":
+                bar.update(tid, completed=p.session, status=f"{p.tokens} tok")
+            elif p.phase == "failed":
+                bar.update(tid, status=f"failed s{p.session}")
+            elif p.phase == "curator":
+                bar.update(tid, status="curator")
+
+        results = asyncio.run(
+            run_pilot(
+                specs,
+                args.out,
+                client,
+                sessions=plan.sessions,
+                concurrency=args.concurrency,
+                embedder=_embedder(args, client),
+                progress=on,
+            )
+        )
+    failed = [(r.ledger, r.failed[0]) for r in results if r.failed]
+    for name, (t, reason) in failed:
+        print(f"{name}: stopped at session {t}: {reason}", file=sys.stderr)
+    print(f"{len(results) - len(failed)} of {len(results)} runs complete in {args.out}")
+    return 1 if failed else 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from curiosity_tui.ledger import Ledger, RunMeta
+    from curiosity_tui.protocol.configs import get_configuration
+    from curiosity_tui.protocol.runner import run_ledger
+
+    cfg = get_configuration(args.config)
+    path = args.out / f"demo-{cfg.name}-{args.contract}"
+    print("SCRIPTED DEMO: every reply below comes from the built-in scripted server, not a model.")
+    args.scripted = True
+    meta = RunMeta(
+        name=path.name,
+        seed=SEED,
+        config=cfg.name,
+        contract=args.contract,
+        curator="model" if cfg.curator else "none",
+        model="scripted-demo",
+        options={"scripted": True},
+    )
+    with model_client(args, "scripted-demo") as client:
+        led = Ledger.create(path, meta, exist_ok=True)
+        try:
+            result = asyncio.run(
+                run_ledger(led, client, sessions=args.sessions, progress=_print_progress)
+            )
+        finally:
+            led.close()
+    print(
+        f"\n{path}: {result.sessions_done} scripted session(s). Browse it: curiosity-tui {args.out}"
+    )
+    print(f"or: curiosity-tui ledger show {path}   |   curiosity-tui audit {path}")
+    return 1 if result.failed else 0
