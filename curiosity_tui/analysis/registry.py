@@ -48,6 +48,7 @@ class MetricInfo(BaseModel):
     bookkeeping: bool
     higher_is_better: bool | None
     group: str
+    embedder: str | None = None
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,8 @@ class Metric:
     higher_is_better: bool | None = None
     #: a table heading for grouping in printouts ("ledger", "progression", "facts", …)
     group: str = "other"
+    #: the embedder behind a similarity figure (named wherever the figure is printed)
+    embedder: str | None = None
 
     def __post_init__(self) -> None:
         if not NAME_RE.match(self.name):
@@ -81,6 +84,7 @@ class Metric:
             bookkeeping=self.bookkeeping,
             higher_is_better=self.higher_is_better,
             group=self.group,
+            embedder=self.embedder,
         )
 
 
@@ -110,6 +114,7 @@ class Registry:
         bookkeeping: bool = False,
         higher_is_better: bool | None = None,
         group: str = "other",
+        embedder: str | None = None,
     ) -> Callable[[MetricFn], MetricFn]:
         def deco(fn: MetricFn) -> MetricFn:
             self.add(
@@ -123,6 +128,7 @@ class Registry:
                     bookkeeping=bookkeeping,
                     higher_is_better=higher_is_better,
                     group=group,
+                    embedder=embedder,
                 )
             )
             return fn
@@ -172,6 +178,7 @@ def register(
     bookkeeping: bool = False,
     higher_is_better: bool | None = None,
     group: str = "other",
+    embedder: str | None = None,
 ) -> Callable[[MetricFn], MetricFn]:
     """Decorator: add ``fn`` to :data:`REGISTRY` under ``name``."""
     return REGISTRY.register(
@@ -183,6 +190,7 @@ def register(
         bookkeeping=bookkeeping,
         higher_is_better=higher_is_better,
         group=group,
+        embedder=embedder,
     )
 
 
@@ -193,6 +201,6 @@ def get(name: str) -> Metric:
 
 def default_registry() -> Registry:
     """:data:`REGISTRY` with the shipped metrics loaded."""
-    from curiosity_tui.analysis import metrics  # noqa: F401  (registers on import)
+    from curiosity_tui.analysis import metrics, similarity  # noqa: F401  (register on import)
 
     return REGISTRY

@@ -83,7 +83,9 @@ def format_tables(runs: Sequence[RunData], registry: Registry) -> str:
             for c in doc.configs:
                 agg = doc.metrics[name][c]
                 cells.append(f"{fmt(agg.value)} (n={agg.n})" if agg.value is not None else "—")
-            out.append(f"| {name} | " + " | ".join(cells) + " |")
+            emb = registry.get(name).embedder
+            label = f"{name} [{emb}]" if emb else name
+            out.append(f"| {label} | " + " | ".join(cells) + " |")
         out.append("")
         for name in names:
             if all(doc.metrics[name][c].value is None for c in doc.configs):

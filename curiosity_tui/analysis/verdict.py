@@ -63,6 +63,7 @@ class ClauseResult(BaseModel):
 
 class MetricClauses(BaseModel):
     metric: str
+    embedder: str | None = None
     holds: bool | None
     clauses: list[ClauseResult]
 
@@ -90,6 +91,7 @@ class Verdict(BaseModel):
 
 class ExploratoryRow(BaseModel):
     metric: str
+    embedder: str | None = None
     by_config: dict[str, float | None]
     differences: list[Difference]
 
@@ -197,7 +199,12 @@ def evaluate_rule(
             for t, c in plan.rule.pairs
         ]
         by_metric.append(
-            MetricClauses(metric=metric, holds=_all([c.counts for c in clauses]), clauses=clauses)
+            MetricClauses(
+                metric=metric,
+                embedder=reg.get(metric).embedder,
+                holds=_all([c.counts for c in clauses]),
+                clauses=clauses,
+            )
         )
 
     holds = [mc.holds for mc in by_metric]
@@ -254,7 +261,10 @@ def exploratory(
         ]
         rows.append(
             ExploratoryRow(
-                metric=m.name, by_config={k: v.value for k, v in aggs.items()}, differences=diffs
+                metric=m.name,
+                embedder=m.embedder,
+                by_config={k: v.value for k, v in aggs.items()},
+                differences=diffs,
             )
         )
     return rows
@@ -332,7 +342,8 @@ def format_verdict(v: Verdict, *, title: str = "Verdict") -> list[str]:
         lines.append(f"  rule text (not interpreted): {v.rule_text}")
     for mc in v.by_metric:
         state = {True: "holds in every pair", False: "fails", None: "not settled"}[mc.holds]
-        lines.append(f"  {mc.metric}: {state}")
+        emb = f" [{mc.embedder}]" if mc.embedder else ""
+        lines.append(f"  {mc.metric}{emb}: {state}")
         for c in mc.clauses:
             direction = "higher" if c.higher_is_better else "lower"
             adv = "—" if c.advantage is None else f"{c.advantage:+.2f}"
@@ -368,7 +379,8 @@ def format_report(rep: VerdictReport) -> str:
             undefined.append(row.metric)
             continue
         vals = "  ".join(f"{k} {fmt(v)}" for k, v in sorted(row.by_config.items()))
-        lines.append(f"  {row.metric}: {vals}")
+        emb = f" [{row.embedder}]" if row.embedder else ""
+        lines.append(f"  {row.metric}{emb}: {vals}")
         for d in row.differences:
             lines.append(f"      {d.a} − {d.b}: {fmt(d.diff)}  95% CI {fmt_interval(d)}")
     if undefined:
