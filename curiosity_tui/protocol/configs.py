@@ -1,4 +1,11 @@
-"""The six configurations of S5 / report §3, as data."""
+"""The six configurations of S5 / report §3, as data.
+
+Naming trap: the spec's names say what is present — ``C+cur`` has a curator, ``C-cur`` has
+none (the report's §3 writes "C−cur" with a minus sign). The report's §8 verification lines
+use another scheme — "C-cur" *with* curator, "C-nocur" without. Only the spec's names are
+accepted (plus the minus-sign spelling of §3); the §8 spellings are refused rather than
+guessed, because "C-cur" would mean the opposite.
+"""
 
 from __future__ import annotations
 
@@ -93,10 +100,44 @@ CONFIGURATIONS: dict[str, Configuration] = {
 CONFIG_NAMES: tuple[str, ...] = tuple(CONFIGURATIONS)
 
 
+CuratorKind = Literal["model", "human", "none"]
+CURATOR_KINDS: tuple[CuratorKind, ...] = ("model", "human", "none")
+
+_REPORT_SPELLINGS = {"Barmed-cur", "Barmed-nocur", "C-nocur", "B-armed-nocur"}
+
+
 def get_configuration(name: str) -> Configuration:
+    """The configuration called ``name``; InputError naming the choices otherwise."""
+    key = name.strip().replace("\u2212", "-")  # §3 writes C−cur with a minus sign
     try:
-        return CONFIGURATIONS[name]
+        return CONFIGURATIONS[key]
     except KeyError:
+        hint = ""
+        if key in _REPORT_SPELLINGS:
+            hint = (
+                " (that is the report's §8 spelling, where '-cur' means WITH a curator; "
+                "here '+cur' is with a curator and '-cur' without)"
+            )
         raise InputError(
-            f"unknown configuration {name!r}; choose one of {', '.join(CONFIG_NAMES)}"
+            f"unknown configuration {name!r}; choose one of {', '.join(CONFIG_NAMES)}{hint}"
         ) from None
+
+
+def resolve_curator(config: Configuration, requested: str) -> CuratorKind:
+    """The curator kind a run of ``config`` gets when ``requested`` (model|human|none) is asked.
+
+    A configuration without a curator always gets ``none`` (a run-wide default of ``model``
+    does not apply to it); a ``+cur`` configuration refuses ``none``, which would silently
+    turn it into its ``-cur`` twin.
+    """
+    if requested not in CURATOR_KINDS:
+        raise InputError(f"unknown curator kind {requested!r}; choose model, human or none")
+    if not config.curator:
+        return "none"
+    if requested == "none":
+        twin = config.name.replace("+cur", "-cur")
+        raise InputError(
+            f"configuration {config.name} has a curator: choose --curator model or human "
+            f"(for no curator run {twin})"
+        )
+    return requested  # type: ignore[return-value]
