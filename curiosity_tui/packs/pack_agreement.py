@@ -102,6 +102,8 @@ def format_agreement(rep: PackAgreement) -> str:
                 + f"   ← {pair.rater_b}"
             )
             for cat, crow in zip(qa.categories, pair.confusion, strict=True):
-                lines.append("    " + cat.rjust(cw) + "  " + "  ".join(str(v).rjust(cw) for v in crow))
+                lines.append(
+                    "    " + cat.rjust(cw) + "  " + "  ".join(str(v).rjust(cw) for v in crow)
+                )
             lines.append(f"    ↑ {pair.rater_a}")
     return "\n".join(lines)

@@ -144,3 +144,36 @@ def make_run_dir(
             slug = config.replace("+", "plus").replace("-", "_")
             make_run(r / f"{slug}_r{i}", config, seed=i)
     return r
+
+
+def hand_made_materials(n_per_config: int = 1, configs: tuple[str, ...] = CONFIGS) -> list:  # type: ignore[type-arg]
+    """Small fixed :class:`~curiosity_tui.packs.build.RunMaterial` list (no ledger needed)."""
+    from curiosity_tui.packs.build import RunMaterial
+
+    out = []
+    for config in configs:
+        for i in range(n_per_config):
+            store = config not in NO_STORE_CONFIGS
+            out.append(
+                RunMaterial(
+                    run=f"run-{config}-{i}",
+                    ledger=f"/nowhere/run-{config}-{i}",
+                    config=config,
+                    first_output=(
+                        f"The first session of run {i} argued that cheap pamphlets spread fast. "
+                        "Wittenberg presses issued about 400 editions in 1520."
+                    ),
+                    later_input=(
+                        "* Why did pamphlets spread so fast?\n    - Presses existed in over 200 towns.\n\n"
+                        "* How did reprints travel between cities?"
+                        if store
+                        else ""
+                    ),
+                    later_output=(
+                        "Reprints travelled along trade routes within weeks. "
+                        "Nuremberg produced roughly 40-50% of the earliest pamphlets. "
+                        f"This line of inquiry, number {i}, still needs a count of editions."
+                    ),
+                )
+            )
+    return out

@@ -1,0 +1,159 @@
+"""The rating screen driven by keys (Textual Pilot), kill and restart, and the agreement screen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.app import App
+from textual.widgets import DataTable, Input, Static
+
+from curiosity_tui.packs.build import build_pack
+from curiosity_tui.packs.pack import default_key_path
+from curiosity_tui.packs.rating import RatingSession, read_ratings
+from curiosity_tui.packs.schemes import load_scheme
+from curiosity_tui.packs.synthetic import hand_made_materials
+from curiosity_tui.screens.agreement import AgreementScreen
+from curiosity_tui.screens.rating_app import RatingApp
+
+SIZE = (160, 50)
+
+
+@pytest.fixture
+def pack(tmp_path: Path) -> Path:
+    out = tmp_path / "pack"
+    build_pack(hand_made_materials(), load_scheme("pilot-01"), out, seed=11)
+    return out
+
+
+def _text(app: RatingApp, selector: str) -> str:
+    return str(app.screen.query_one(selector, Static).render())
+
+
+async def _rate_by_keys(pilot, app: RatingApp, q1: str, q2: str, quote: str | None) -> None:  # type: ignore[no-untyped-def]
+    await pilot.press(q1)
+    assert app.focused is app.screen.query_one("#grounds-q1", Input)
+    await pilot.press(*"reads the list", "enter")
+    await pilot.press(q2)
+    await pilot.press(*"figures", "enter")
+    assert app.focused is app.screen.query_one("#quote-q2", Input)
+    if quote:
+        app.screen.query_one("#quote-q2", Input).value = quote
+        await pilot.press("enter")
+    await pilot.press("enter")  # empty quote line: leave it
+    await pilot.press("ctrl+s")
+    await pilot.pause()
+
+
+async def test_pilot_rate_three_refuse_quote_kill_restart_resume(pack: Path) -> None:
+    key = default_key_path(pack)
+    key.rename(pack.parent / "stashed-key.json")  # rating must not need the key
+    order = RatingSession(pack, "ann").order
+
+    app = RatingApp(pack, "ann")
+    async with app.run_test(size=SIZE) as pilot:
+        scr = app.rating_screen
+        assert scr.progress == (1, 0, 6)
+        assert "item 1 of 6" in _text(app, "#rating-status")
+        await _rate_by_keys(pilot, app, "b", "s", "Nuremberg produced roughly 40-50%")
+        assert scr.progress == (2, 1, 6)
+        await _rate_by_keys(pilot, app, "f", "n", None)
+        # third item: a wrong quote is refused with its reason, a right one accepted
+        await pilot.press("b", *"ok", "enter", "m", *"lots", "enter")
+        app.screen.query_one("#quote-q2", Input).value = "Nuremberg produced exactly 12%"
+        await pilot.press("enter")
+        msg = _text(app, "#quote-msg-q2")
+        assert "refused" in msg and "not verbatim" in msg and "section 3" in msg
+        assert scr.quotes["q2"] == []
+        app.screen.query_one("#quote-q2", Input).value = "Reprints travelled along trade routes"
+        await pilot.press("enter")
+        assert scr.quotes["q2"] == ["Reprints travelled along trade routes"]
+        await pilot.press("enter", "ctrl+s")
+        await pilot.pause()
+        assert scr.progress == (4, 3, 6)
+        # start typing the fourth item, then the app dies before saving it
+        await pilot.press("b", *"half typed")
+    # a new App instance, as after a restart
+    app2 = RatingApp(pack, "ann")
+    async with app2.run_test(size=SIZE) as pilot:
+        scr2 = app2.rating_screen
+        assert scr2.progress == (4, 3, 6)
+        assert scr2.item_id == order[3]
+        assert scr2.categories == {"q1": None, "q2": None}
+    recs = read_ratings(pack / "ratings" / "ann.jsonl")
+    assert [r.item for r in recs] == order[:3]
+    assert recs[0].answers["q2"].quotes == ["Nuremberg produced roughly 40-50%"]
+    assert recs[1].answers["q1"].category == "fresh"
+    assert recs[2].answers["q2"].quotes == ["Reprints travelled along trade routes"]
+    assert not key.exists()
+
+
+async def test_grounds_cannot_be_empty_and_save_refuses(pack: Path) -> None:
+    app = RatingApp(pack, "ann")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("b", "enter")  # empty grounds
+        assert "grounds are required" in _text(app, "#rating-message")
+        grounds = app.screen.query_one("#grounds-q1", Input)
+        assert not grounds.is_valid
+        await pilot.press("escape", "n", *"fine", "enter", "enter", "ctrl+s")
+        await pilot.pause()
+        assert "grounds are required" in _text(app, "#rating-message")
+        assert app.rating_screen.progress == (1, 0, 6)
+    assert not (pack / "ratings" / "ann.jsonl").exists()
+
+
+async def test_go_back_and_revise_appends_revision(pack: Path) -> None:
+    app = RatingApp(pack, "ann")
+    async with app.run_test(size=SIZE) as pilot:
+        await _rate_by_keys(pilot, app, "b", "n", None)
+        assert app.rating_screen.progress == (2, 1, 6)
+        await pilot.press("left_square_bracket")
+        scr = app.rating_screen
+        assert scr.progress[0] == 1
+        assert scr.categories == {"q1": "built", "q2": "none"}  # prefilled from the saved rating
+        assert app.screen.query_one("#grounds-q1", Input).value == "reads the list"
+        await pilot.press("f", "escape", "ctrl+s")
+        await pilot.pause()
+    recs = read_ratings(pack / "ratings" / "ann.jsonl")
+    assert [(r.revision, r.answers["q1"].category) for r in recs] == [(0, "built"), (1, "fresh")]
+
+
+async def test_unsaved_changes_warn_before_moving(pack: Path) -> None:
+    app = RatingApp(pack, "ann")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("b", "escape", "right_square_bracket")
+        assert "unsaved" in _text(app, "#rating-message")
+        assert app.rating_screen.progress[0] == 1
+        await pilot.press("right_square_bracket")
+        assert app.rating_screen.progress[0] == 2
+
+
+async def test_agreement_screen_shows_tables_and_undefined(pack: Path) -> None:
+    for rater in ("ann", "bob"):
+        s = RatingSession(pack, rater)
+        for k, item in enumerate(s.order):
+            s.save(
+                item,
+                {
+                    "q1": {"category": "built", "grounds": "g"},  # saturated: κ undefined
+                    "q2": {"category": ["none", "some", "many"][k % 3], "grounds": "g"},
+                },
+            )
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(AgreementScreen(pack, n_boot=200))
+
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        scr = app.screen
+        assert isinstance(scr, AgreementScreen) and scr.report is not None
+        q1 = scr.query_one("#summary-q1", DataTable)
+        row = q1.get_row_at(1)
+        assert row[0] == "Fleiss' κ" and row[1] == "undefined" and "one category" in row[3]
+        q2 = scr.query_one("#summary-q2", DataTable)
+        assert q2.get_row_at(1)[1] == "1.000"
+        counts = scr.query_one("#counts-q2", DataTable)
+        assert counts.get_row_at(0) == ["ann", "2", "2", "2"]
