@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Regenerate the example workspace: ledgers/ (and packs/ when the pack builder is present).
+
+Every ledger is built through the real runner against the built-in scripted model server (the
+replies are labelled scripted), never as hand-written JSON:
+
+- example-<config>-pilot02: one five-session run of each of the six configurations;
+- episode-grabe-pilot01 / -pilot02 and episode-suppression-pilot01 / -pilot02: the report's two
+  §5 episodes replayed under both contracts;
+- evidence-pilot02: a C-cur run with sources added, where checks cite passages verbatim and
+  evidence is verified.
+
+Usage: python scripts/build_examples.py [--out WORKSPACE]   (default: the repo root)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from curiosity_tui.contract.sources import add_source  # noqa: E402
+from curiosity_tui.ledger import Ledger, RunMeta, verify  # noqa: E402
+from curiosity_tui.protocol.client import ModelClient  # noqa: E402
+from curiosity_tui.protocol.configs import CONFIG_NAMES, get_configuration  # noqa: E402
+from curiosity_tui.protocol.demo import DemoResponder  # noqa: E402
+from curiosity_tui.protocol.episodes import EPISODES  # noqa: E402
+from curiosity_tui.protocol.runner import run_ledger  # noqa: E402
+from curiosity_tui.protocol.scripted_server import ScriptedServer  # noqa: E402
+
+SEED = "Did the printing press cause the Reformation?"
+SOURCE_TEXT = ROOT / "scripts" / "example_source.txt"
+
+
+def _slug(name: str) -> str:
+    return name
+
+
+async def _run(
+    path: Path,
+    meta: RunMeta,
+    responder: DemoResponder,
+    sessions: int = 5,
+    sources: list[Path] | None = None,
+) -> None:
+    with ScriptedServer(responder=responder) as srv:
+        client = ModelClient(
+            base_url=srv.base_url, api_key="scripted", model="scripted-demo", retry_backoff_s=0.05
+        )
+        led = Ledger.create(path, meta)
+        try:
+            for src in sources or []:
+                add_source(
+                    led,
+                    src,
+                    title=src.stem.replace("_", " "),
+                    locator="scripts/" + src.name,
+                    actor="system",
+                )
+            result = await run_ledger(led, client, sessions=sessions)
+        finally:
+            led.close()
+        await client.aclose()
+    if result.failed:
+        raise SystemExit(
+            f"{path.name}: session {result.failed[0][0]} failed: {result.failed[0][1]}"
+        )
+
+
+def meta_for(name: str, config: str, contract: str) -> RunMeta:
+    cfg = get_configuration(config)
+    return RunMeta(
+        name=name,
+        seed=SEED,
+        config=config,
+        contract=contract,  # type: ignore[arg-type]
+        curator="model" if cfg.curator else "none",
+        model="scripted-demo",
+        options={"scripted": True},
+    )
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=ROOT)
+    args = ap.parse_args()
+    ledgers = args.out / "ledgers"
+    if ledgers.exists():
+        shutil.rmtree(ledgers)
+    ledgers.mkdir(parents=True)
+    jobs = []
+    for config in CONFIG_NAMES:
+        name = f"example-{_slug(config)}-pilot02"
+        jobs.append((ledgers / name, meta_for(name, config, "pilot-02"), DemoResponder(), None))
+    for episode, (responder_cls, config) in EPISODES.items():
+        for contract in ("pilot-01", "pilot-02"):
+            name = f"episode-{episode}-{contract.replace('-', '')}"
+            jobs.append((ledgers / name, meta_for(name, config, contract), responder_cls(), None))
+    jobs.append(
+        (
+            ledgers / "evidence-pilot02",
+            meta_for("evidence-pilot02", "C-cur", "pilot-02"),
+            DemoResponder(),
+            [SOURCE_TEXT],
+        )
+    )
+    for path, meta, responder, sources in jobs:
+        asyncio.run(_run(path, meta, responder, sources=sources))
+        report = verify(path)
+        print(f"{path.relative_to(args.out)}: {report.summary()}")
+        if not report.ok:
+            return 1
+    packs = args.out / "packs"
+    if packs.exists():
+        shutil.rmtree(packs)
+    from curiosity_tui.cli import main as cli
+
+    examples = [str(ledgers / f"example-{_slug(c)}-pilot02") for c in CONFIG_NAMES]
+    for scheme in ("pilot-01", "pilot-02"):
+        code = cli(
+            [
+                "pack",
+                "build",
+                *examples,
+                "--scheme",
+                scheme,
+                "--out",
+                str(packs / f"example-{scheme}"),
+                "--seed",
+                "7",
+            ]
+        )
+        if code:
+            return code
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
