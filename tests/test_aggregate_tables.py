@@ -40,7 +40,8 @@ def test_metrics_text_and_list(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert main(["metrics", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "| max_depth | 2.33 (n=3) | 3.00 (n=3) | 2.00 (n=1) |" in out
-    assert "max_depth: C+cur − B-armed+cur = +0.67 [" in out
+    assert "### C+cur − B-armed+cur (P2: package, with curator)" in out
+    assert "  max_depth                        +0.67  [" in out
     assert main(["metrics", "--list"]) == 0
     assert "a root counts 1" in capsys.readouterr().out
     assert main(["metrics", str(tmp_path / "nope")]) == 2

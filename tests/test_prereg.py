@@ -247,6 +247,10 @@ def test_require_lock(tmp_path: Path) -> None:
     ledger_dir = run_dir / "C+cur-r0"
     ledger_dir.mkdir()
     assert require_lock(ledger_dir) == e2  # chain found in the parent
+    assert require_lock(run_dir, plan_text=plan.read_text()) == e2
+    plan.write_text(plan_text('["nodes_worked"]'))  # edited after the lock
+    with pytest.raises(NotRegisteredError, match="differs from the locked plan \\(seq 2"):
+        require_lock(run_dir, plan_text=plan.read_text())
     meta = lock_metadata(e2)
     assert meta["prereg"]["hash"] == e2.hash and meta["unregistered"] is False
     assert lock_metadata(None) == {"prereg": None, "unregistered": True}

@@ -504,9 +504,15 @@ def find_chain(run_dir: Path) -> Path | None:
     return None
 
 
-def require_lock(run_dir: Path, *, chain_path: Path | None = None) -> LockEntry:
+def require_lock(
+    run_dir: Path, *, chain_path: Path | None = None, plan_text: str | None = None
+) -> LockEntry:
     """The governing (latest) lock entry, provided the chain verifies and holds a lock at
-    stage ``before-runs``. ``pilot run`` calls this unless ``--unregistered``."""
+    stage ``before-runs``. ``pilot run`` calls this unless ``--unregistered``.
+
+    With ``plan_text`` (the plan file about to be run), also refuses when that text is not
+    the governing plan: running an edited, unlocked plan under an old lock would be a
+    silent amendment."""
     path = Path(chain_path) if chain_path else find_chain(Path(run_dir))
     if path is None or not path.is_file():
         raise NotRegisteredError(
@@ -520,7 +526,14 @@ def require_lock(run_dir: Path, *, chain_path: Path | None = None) -> LockEntry:
             f"{path}: no lock at stage before-runs (stages present: "
             f"{', '.join(e.stage for e in entries) or 'none'}); pass --unregistered to run anyway"
         )
-    return entries[-1]
+    latest = entries[-1]
+    if plan_text is not None and sha256_text(plan_text) != latest.plan_sha256:
+        raise NotRegisteredError(
+            f"{path}: the plan to run differs from the locked plan (seq {latest.seq}, stage "
+            f"{latest.stage}); lock the change as an amendment with --reason, or restore the "
+            "locked text (`curiosity-tui prereg show --plan SEQ`)"
+        )
+    return latest
 
 
 def lock_metadata(entry: LockEntry | None) -> dict[str, Any]:

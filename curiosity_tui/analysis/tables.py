@@ -31,6 +31,12 @@ STANDARD_PAIRS: tuple[tuple[str, str], ...] = (
     ("B-armed-cur", "B-armed+cur"),
     ("C-cur", "C+cur"),
 )
+PAIR_LABELS: dict[tuple[str, str], str] = {
+    ("C+cur", "B-armed+cur"): "P2: package, with curator",
+    ("C-cur", "B-armed-cur"): "P2: package, without curator",
+    ("B-armed-cur", "B-armed+cur"): "P3: curator removed, self-ask + store",
+    ("C-cur", "C+cur"): "P3: curator removed, protocol arm",
+}
 CONFIG_ORDER = ("A", "B", "B-armed+cur", "C+cur", "B-armed-cur", "C-cur")
 
 
@@ -97,12 +103,15 @@ def format_tables(runs: Sequence[RunData], registry: Registry) -> str:
             out.append(f"  {name} per run — {per}")
         out.append("")
     if doc.differences:
-        out.append("## differences (a − b; 95% bootstrap interval resampling runs)")
-        for d in doc.differences:
-            if d.diff is None:
+        out.append("## differences (a − b of the means; 95% bootstrap interval resampling runs)")
+        for a, b in STANDARD_PAIRS:
+            rows = [d for d in doc.differences if (d.a, d.b) == (a, b) and d.diff is not None]
+            if not rows:
                 continue
-            note = f" — {d.note}" if d.note and d.ci_low is None else ""
-            out.append(f"  {d.metric}: {d.a} − {d.b} = {d.diff:+.2f} {fmt_interval(d)}{note}")
+            out.append(f"### {a} − {b} ({PAIR_LABELS[(a, b)]})")
+            for d in rows:
+                note = f" — {d.note}" if d.note and d.ci_low is None else ""
+                out.append(f"  {d.metric:<28} {d.diff:+9.2f}  {fmt_interval(d)}{note}")
     out.append("")
     out.append("Denominators: " + "; ".join(f"{m.name}: {m.denominator}" for m in registry))
     return "\n".join(out)
