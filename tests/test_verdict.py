@@ -282,3 +282,17 @@ def test_cli_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     data = json.loads(capsys.readouterr().out)
     assert data["verdict"]["outcome"] == "not_met"
     assert data["verdict"]["by_metric"][0]["clauses"][0]["interval"]["ci_low"] is not None
+
+
+def test_runs_recording_a_foreign_lock_are_noted(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.toml"
+    plan.write_text(plan_text('["max_depth"]'))
+    entry = lock(plan, "before-runs")
+    runs = report_runs()
+    runs[0].meta = {"options": {"prereg": {"hash": entry.hash}}}
+    runs[1].meta = {"options": {"prereg": {"hash": "f" * 64}}}
+    rep = verdict_for(read_chain(tmp_path / "prereg.jsonl"), runs)
+    assert any(
+        n == f"1 run(s) record a lock that is not in this chain: {runs[1].run_id}"
+        for n in rep.verdict.notes
+    )

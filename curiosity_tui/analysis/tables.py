@@ -21,6 +21,7 @@ from curiosity_tui.analysis.aggregate import (
     fmt,
     fmt_interval,
 )
+from curiosity_tui.analysis.correlation import Correlation, checks_vs_actions
 from curiosity_tui.analysis.registry import Registry
 from curiosity_tui.analysis.rundata import RunData
 
@@ -45,6 +46,7 @@ class MetricsDoc(BaseModel):
     runs: dict[str, list[str]]
     metrics: dict[str, dict[str, MetricAggregate]]  # metric -> config -> aggregate
     differences: list[Difference]
+    checks_vs_actions: dict[str, Correlation]  # config -> r over sessions 2..
 
 
 def _order(configs: Sequence[str]) -> list[str]:
@@ -67,7 +69,17 @@ def build(runs: Sequence[RunData], registry: Registry) -> MetricsDoc:
     run_ids: dict[str, list[str]] = {c: [] for c in configs}
     for r in runs:
         run_ids[r.config].append(r.run_id)
-    return MetricsDoc(configs=configs, runs=run_ids, metrics=by_metric, differences=diffs)
+    by_config: dict[str, list[RunData]] = {c: [] for c in configs}
+    for r in runs:
+        by_config[r.config].append(r)
+    corr = {c: checks_vs_actions(rs) for c, rs in by_config.items()}
+    return MetricsDoc(
+        configs=configs,
+        runs=run_ids,
+        metrics=by_metric,
+        differences=diffs,
+        checks_vs_actions=corr,
+    )
 
 
 def metrics_json(runs: Sequence[RunData], registry: Registry) -> str:
@@ -112,6 +124,13 @@ def format_tables(runs: Sequence[RunData], registry: Registry) -> str:
             for d in rows:
                 note = f" — {d.note}" if d.note and d.ci_low is None else ""
                 out.append(f"  {d.metric:<28} {d.diff:+9.2f}  {fmt_interval(d)}{note}")
+    out.append("")
+    out.append("## Pearson r, dependency checks vs voluntary actions (sessions 2.., pooled)")
+    for c in doc.configs:
+        k = doc.checks_vs_actions[c]
+        r = "—" if k.r is None else f"{k.r:+.4f}"
+        note = f" — {k.note}" if k.note else ""
+        out.append(f"  {c:<14} r = {r} over {k.n_sessions} sessions, {k.n_runs} runs{note}")
     out.append("")
     out.append("Denominators: " + "; ".join(f"{m.name}: {m.denominator}" for m in registry))
     return "\n".join(out)

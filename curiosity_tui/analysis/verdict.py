@@ -270,6 +270,14 @@ def exploratory(
     return rows
 
 
+def run_lock_hash(run: RunData) -> str | None:
+    """The prereg entry hash a run recorded at start (``RunMeta.options['prereg']``)."""
+    options = run.meta.get("options")
+    prereg = options.get("prereg") if isinstance(options, dict) else None
+    h = prereg.get("hash") if isinstance(prereg, dict) else None
+    return h if isinstance(h, str) else None
+
+
 def _ref(e: LockEntry) -> LockRef:
     return LockRef(seq=e.seq, ts=e.ts, stage=e.stage, hash=e.hash, plan_sha256=e.plan_sha256)
 
@@ -290,6 +298,14 @@ def verdict_for(
     latest = entries[-1]
     plan = parse_plan(latest.plan_text, source=f"prereg seq {latest.seq}", registry=reg)
     main = evaluate_rule(plan, runs, registry=reg, lock=latest, seed=seed)
+    known = {e.hash for e in entries}
+    foreign = sorted(
+        r.run_id for r in runs if (h := run_lock_hash(r)) is not None and h not in known
+    )
+    if foreign:
+        main.notes.append(
+            f"{len(foreign)} run(s) record a lock that is not in this chain: {', '.join(foreign)}"
+        )
     original: Verdict | None = None
     first = next((e for e in entries if e.stage == "before-runs"), None)
     if first is None:
