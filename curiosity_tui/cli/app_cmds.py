@@ -1,9 +1,51 @@
-"""CLI commands: app_cmds (filled in by the issue that owns it)."""
+"""``curiosity-tui open [WORKSPACE]`` (also ``curiosity-tui [WORKSPACE]``): the Textual app.
+
+The app is imported inside the handler so that other commands never pay for Textual.
+"""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+
+from curiosity_tui.errors import InputError
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # noqa: ARG001
-    return None
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "open",
+        help="open the app on a workspace (ledgers/ and packs/), a folder of ledgers, or one ledger",
+        description=(
+            "Open the terminal app. WORKSPACE defaults to the current directory. A ledger "
+            "directory opens straight in the browser."
+        ),
+    )
+    p.add_argument("workspace", nargs="?", default=None, metavar="WORKSPACE")
+    p.add_argument("--theme", default=None, help="a Textual theme name (e.g. textual-dark, nord)")
+    p.add_argument(
+        "--keymap", default=None, metavar="TOML", help="remap keys by binding id ([keymap] table)"
+    )
+    p.set_defaults(handler=handle_open)
+
+
+def handle_open(args: argparse.Namespace) -> int:
+    from curiosity_tui.workspace import default_workspace, is_ledger
+
+    root = default_workspace(args.workspace)
+    if not root.exists():
+        raise InputError(f"no such workspace: {root}")
+    if not root.is_dir():
+        raise InputError(f"not a directory: {root}")
+    ledger: Path | None = None
+    if is_ledger(root):
+        ledger, root = root, root.parent
+    from curiosity_tui.app import load_keymap, make_app
+
+    app = make_app(
+        root,
+        ledger=ledger,
+        theme=args.theme,
+        keymap=load_keymap(args.keymap) if args.keymap else None,
+    )
+    app.run()
+    return 0

@@ -1,0 +1,60 @@
+"""The help screen (``?``): every key of the screen below, with its binding id."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
+
+ABOUT = (
+    "Keys can be remapped by binding id: set CURIOSITY_TUI_KEYMAP to a TOML file with a "
+    '[keymap] table, e.g.  browser.next_session = "n".  ctrl+p opens the command palette, '
+    "which lists every action of the current screen (and themes)."
+)
+
+
+class HelpScreen(ModalScreen[None]):
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll { width: 90; max-width: 95%; height: 80%; border: round $accent;
+        background: $surface; padding: 0 1; }
+    """
+    BINDINGS = [
+        Binding("escape,q,question_mark", "dismiss", "Close", id="help.close"),
+    ]
+
+    def __init__(self, target: Screen) -> None:
+        super().__init__()
+        self.target = target
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(self._table(), id="help-body")
+
+    def _table(self) -> Table:
+        title = getattr(self.target, "HELP_TITLE", type(self.target).__name__)
+        purpose = getattr(self.target, "HELP", "")
+        table = Table(
+            title=Text(str(title), style="bold"), expand=True, box=None, caption=Text(ABOUT)
+        )
+        table.add_column("key", style="bold cyan", no_wrap=True)
+        table.add_column("does")
+        table.add_column("id", style="dim", no_wrap=True)
+        if purpose:
+            table.add_row("", Text(purpose, style="italic"), "")
+        seen: set[tuple[str, str]] = set()
+        for _key, active in self.target.active_bindings.items():
+            b = active.binding
+            if not b.description or (b.action, b.description) in seen:
+                continue
+            seen.add((b.action, b.description))
+            shown = b.key_display or self.app.get_key_display(b)
+            table.add_row(Text(shown), Text(b.description), Text(b.id or ""))
+        return table
+
+    async def action_dismiss(self, result: None = None) -> None:
+        self.dismiss(None)

@@ -1,0 +1,312 @@
+"""The workspace screen: every ledger and pack with its state at a glance; Enter opens one.
+
+Scanning runs in a thread worker (the screen paints at once with "scanning…"); the closure
+audit counts are filled in afterwards by a second worker, ledger by ledger.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import DataTable, Footer, Header, Input, Static
+
+from curiosity_tui import workspace as wsmod
+from curiosity_tui.screens.base import AppScreen
+from curiosity_tui.widgets.literal import short
+
+LEDGER_COLUMNS = (
+    ("ledger", "name"),
+    ("config", "config"),
+    ("contract", "contract"),
+    ("curator", "curator"),
+    ("sessions", "sessions"),
+    ("open", "open"),
+    ("closed", "closed"),
+    ("dormant", "dormant"),
+    ("other", "other"),
+    ("downgrades", "downgrades"),
+    ("findings", "findings"),
+    ("state", "state"),
+)
+PACK_COLUMNS = (("pack", "name"), ("scheme", "scheme"), ("items", "items"), ("rated by", "raters"))
+
+
+def ledger_row(s: wsmod.LedgerSummary) -> list[Text]:
+    name = Text(short(s.name, 32), style="bold")
+    state = Text("● running", style="bold green") if s.running else Text("idle", style="dim")
+    if s.error:
+        return [
+            name,
+            Text("error", style="bold red"),
+            Text(short(s.error, 60), style="red"),
+            *[Text("") for _ in range(len(LEDGER_COLUMNS) - 4)],
+            state,
+        ]
+    other = s.counts.get("archived", 0) + s.counts.get("merged", 0)
+    findings = (
+        Text("…", style="dim")
+        if s.findings is None
+        else Text(str(s.findings), style="bold red" if s.findings else "green")
+    )
+    pending = s.pending_downgrades
+    return [
+        name,
+        Text(short(s.config, 12)),
+        Text(short(s.contract, 10)),
+        Text(short(s.curator, 8)),
+        Text(str(s.sessions) + (f" (+{s.failed} failed)" if s.failed else ""), justify="right"),
+        Text(str(s.open), justify="right", style="green"),
+        Text(str(s.closed), justify="right", style="blue"),
+        Text(str(s.dormant), justify="right", style="yellow"),
+        Text(str(other), justify="right"),
+        Text(f"{pending} pending" if pending else "—", style="yellow" if pending else "dim"),
+        findings,
+        state,
+    ]
+
+
+def pack_row(p: wsmod.PackSummary) -> list[Text]:
+    if p.error:
+        return [
+            Text(p.name, style="bold"),
+            Text("error", style="red"),
+            Text(short(p.error, 50)),
+            Text(""),
+        ]
+    return [
+        Text(short(p.name, 32), style="bold"),
+        Text(short(p.scheme, 16)),
+        Text(str(p.items), justify="right"),
+        Text(short(", ".join(p.raters) or "nobody yet", 40)),
+    ]
+
+
+class WorkspaceScreen(AppScreen):
+    HELP_TITLE = "Workspace"
+    HELP = (
+        "Every ledger (a run) and blind pack in the workspace. Enter opens a ledger in the "
+        "browser, or a pack for rating. Findings are closure-audit findings (S10)."
+    )
+    BINDINGS = [
+        Binding("o", "open", "Open", id="workspace.open"),
+        Binding("enter", "open", "Open", show=False, id="workspace.open_enter"),
+        Binding("slash", "filter", "Filter", id="workspace.filter"),
+        Binding("s", "sort", "Sort", id="workspace.sort"),
+        Binding("S", "reverse", "Reverse sort", show=False, id="workspace.reverse"),
+        Binding("a", "audit", "Audit", id="workspace.audit"),
+        Binding("d", "downgrades", "Downgrades", id="workspace.downgrades"),
+        Binding("r", "refresh", "Refresh", id="workspace.refresh"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="workspace.clear"),
+        Binding("q", "app.quit", "Quit", id="workspace.quit"),
+    ]
+
+    def __init__(self, root: Path) -> None:
+        super().__init__()
+        self.root = Path(root)
+        self.data: wsmod.Workspace | None = None
+        self.sort_key: wsmod.SortKey = "name"
+        self.reverse = False
+        self.needle = ""
+        self._shown_ledgers: list[wsmod.LedgerSummary] = []
+        self._shown_packs: list[wsmod.PackSummary] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(Text("scanning…", style="dim"), id="ws-status", classes="hint")
+        yield Input(placeholder="filter ledgers and packs (words; 'running')", id="filter")
+        yield Static("Ledgers", classes="pane-title")
+        ledgers = DataTable(id="ledgers", cursor_type="row", zebra_stripes=True)
+        for label, key in LEDGER_COLUMNS:
+            ledgers.add_column(label, key=key)
+        yield ledgers
+        yield Static("Packs", classes="pane-title")
+        packs = DataTable(id="packs", cursor_type="row", zebra_stripes=True)
+        for label, key in PACK_COLUMNS:
+            packs.add_column(label, key=key)
+        packs.styles.height = "auto"
+        packs.styles.max_height = 12
+        yield packs
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = f"workspace {self.root.name or self.root}"
+        self.query_one("#ledgers", DataTable).focus()
+        self.scan()
+
+    def on_screen_resume(self) -> None:
+        if self.data is not None:
+            self.scan()
+
+    # -- workers --------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="scan")
+    def scan(self) -> None:
+        data = wsmod.scan(self.root)
+        old = {s.path: s.findings for s in self.data.ledgers} if self.data else {}
+        for s in data.ledgers:
+            s.findings = old.get(s.path)
+        self.app.call_from_thread(self._show, data)
+        self.app.call_from_thread(self.count_findings, [s.path for s in data.ledgers])
+
+    @work(thread=True, exclusive=True, group="audit")
+    def count_findings(self, paths: list[Path]) -> None:
+        for path in paths:
+            n = wsmod.audit_findings(path)
+            self.app.call_from_thread(self._set_findings, path, n)
+
+    # -- display --------------------------------------------------------------------
+    def _show(self, data: wsmod.Workspace) -> None:
+        self.data = data
+        self._refill()
+
+    def _set_findings(self, path: Path, n: int | None) -> None:
+        if self.data is None:
+            return
+        for s in self.data.ledgers:
+            if s.path == path:
+                s.findings = n
+                table = self.query_one("#ledgers", DataTable)
+                key = str(path)
+                if key in table.rows:
+                    table.update_cell(
+                        key,
+                        "findings",
+                        Text("?", style="dim")
+                        if n is None
+                        else Text(str(n), style="bold red" if n else "green"),
+                    )
+
+    def _refill(self) -> None:
+        if self.data is None:
+            return
+        table = self.query_one("#ledgers", DataTable)
+        keep = self.selected_ledger()
+        table.clear()
+        items = [s for s in self.data.ledgers if s.matches(self.needle)]
+        items = wsmod.sort_ledgers(items, self.sort_key, reverse=self.reverse)
+        self._shown_ledgers = items
+        for s in items:
+            table.add_row(*ledger_row(s), key=str(s.path))
+        if keep is not None and str(keep.path) in table.rows:
+            table.move_cursor(row=table.get_row_index(str(keep.path)))
+        packs = self.query_one("#packs", DataTable)
+        packs.clear()
+        self._shown_packs = [p for p in self.data.packs if p.matches(self.needle)]
+        for p in self._shown_packs:
+            packs.add_row(*pack_row(p), key=str(p.path))
+        running = sum(1 for s in self.data.ledgers if s.running)
+        status = Text(end="")
+        status.append(f"{self.root}", style="bold")
+        status.append(
+            f"  ·  {len(self.data.ledgers)} ledger(s), {len(self.data.packs)} pack(s)"
+            + (f", {running} running" if running else "")
+            + f"  ·  sort: {self.sort_key}{' (reversed)' if self.reverse else ''}"
+        )
+        if self.needle:
+            status.append(f"  ·  filter: {self.needle!r} ({len(items)} shown)", style="yellow")
+        if not self.data.ledgers and not self.data.packs:
+            status.append(
+                "\nNo ledgers or packs here. A workspace holds ledgers/ and packs/; create a "
+                "ledger with `curiosity-tui ledger new PATH --seed TEXT`.",
+                style="yellow",
+            )
+        self.query_one("#ws-status", Static).update(status)
+
+    # -- selection --------------------------------------------------------------------
+    def selected_ledger(self) -> wsmod.LedgerSummary | None:
+        table = self.query_one("#ledgers", DataTable)
+        if not self._shown_ledgers or table.row_count == 0:
+            return None
+        row = table.cursor_row
+        if 0 <= row < len(self._shown_ledgers):
+            return self._shown_ledgers[row]
+        return None
+
+    def selected_pack(self) -> wsmod.PackSummary | None:
+        table = self.query_one("#packs", DataTable)
+        if not self._shown_packs:
+            return None
+        row = table.cursor_row
+        return self._shown_packs[row] if 0 <= row < len(self._shown_packs) else None
+
+    # -- actions ----------------------------------------------------------------------
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    def action_open(self) -> None:
+        focused = self.focused
+        if isinstance(focused, DataTable) and focused.id == "packs":
+            p = self.selected_pack()
+            if p is not None:
+                self.app.open_pack(p.path)  # type: ignore[attr-defined]
+            return
+        s = self.selected_ledger()
+        if s is None:
+            return
+        if s.error:
+            self.notify(f"{s.name}: {s.error}", severity="error", title="Cannot open")
+            return
+        self.app.open_ledger(s.path)  # type: ignore[attr-defined]
+
+    def _need_ledger(self) -> wsmod.LedgerSummary | None:
+        s = self.selected_ledger()
+        if s is None or s.error:
+            self.notify("Select a readable ledger first.", severity="warning")
+            return None
+        return s
+
+    def action_audit(self) -> None:
+        s = self._need_ledger()
+        if s is not None:
+            from curiosity_tui.screens.audit import AuditScreen
+
+            self.app.push_screen(AuditScreen(s.path))
+
+    def action_downgrades(self) -> None:
+        s = self._need_ledger()
+        if s is not None:
+            from curiosity_tui.screens.downgrades import DowngradesScreen
+
+            self.app.push_screen(DowngradesScreen(s.path))
+
+    def action_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.add_class("visible")
+        box.focus()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.value = ""
+        box.remove_class("visible")
+        self.needle = ""
+        self._refill()
+        self.query_one("#ledgers", DataTable).focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.needle = event.value.strip()
+        self._refill()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_done(self, event: Input.Submitted) -> None:
+        if not event.value.strip():
+            self.query_one("#filter", Input).remove_class("visible")
+        self.query_one("#ledgers", DataTable).focus()
+
+    def action_sort(self) -> None:
+        keys = wsmod.SORT_KEYS
+        self.sort_key = keys[(keys.index(self.sort_key) + 1) % len(keys)]
+        self._refill()
+        self.notify(f"sorted by {self.sort_key}", timeout=1.5)
+
+    def action_reverse(self) -> None:
+        self.reverse = not self.reverse
+        self._refill()
+
+    def action_refresh(self) -> None:
+        self.scan()

@@ -1,0 +1,228 @@
+"""Everything about one node, shown literally: text, facts, the return condition with its
+marks, every check with its evidence text and evidence status, evidence records, preserved
+candidates in full, downgrade history, and the node's own journal events with their seqs."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from curiosity_tui.ledger.render import mark
+from curiosity_tui.ledger_view import State
+from curiosity_tui.widgets.literal import clean, short
+from curiosity_tui.widgets.status import (
+    CHANGE_TAG,
+    EVIDENCE_STYLE,
+    REQ_STYLE,
+    STATUS_STYLE,
+    glyph,
+)
+
+INDENT = "    "
+
+
+def _section(t: Text, title: str, count: int | None = None) -> None:
+    t.append("\n")
+    t.append(title, style="bold underline")
+    if count is not None:
+        t.append(f" ({count})", style="dim")
+    t.append("\n")
+
+
+def _block(t: Text, text: object, style: str = "", indent: str = INDENT) -> None:
+    body = clean(text).replace("\n", "\n" + indent)
+    t.append(indent)
+    t.append(body, style=style)
+    t.append("\n")
+
+
+def _changed_fields(before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
+    if before is None:
+        return []
+    return [k for k in after if before.get(k) != after.get(k)]
+
+
+def render_detail(
+    state: State,
+    nid: str,
+    events: list[dict[str, Any]] | None,
+    before: dict[str, Any] | None = None,
+) -> Text:
+    """The detail text for node ``nid`` at ``state`` (``events`` None = journal still loading)."""
+    n = state.nodes[nid]
+    t = Text(end="")
+    status = n["status"]
+    change = state.changed.get(nid)
+    if change:
+        tag, style = CHANGE_TAG[change]
+        t.append(f" {tag} ", style=style)
+        what = "new at this point" if change == "new" else "changed at this point"
+        fields = _changed_fields(before, n)
+        t.append(f" {what}" + (f": {', '.join(fields)}" if fields else "") + "\n", style="bold")
+    t.append(f"{glyph(status)} ", style=STATUS_STYLE.get(status, ""))
+    t.append(nid, style="bold")
+    t.append(f"  {status}", style=STATUS_STYLE.get(status, ""))
+    t.append(f"  pulse {len(n['resurfaced'])}")
+    t.append(f"  decayed priority {state.priority(nid):.3f} at s{state.t}")
+    rank = state.ranks.get(nid)
+    if rank is not None:
+        t.append(f"  queue #{rank}", style="cyan")
+    if n.get("curator_priority") is not None:
+        t.append(f"  curator priority {n['curator_priority']}", style="magenta")
+    t.append("\n")
+    res = ", ".join(f"s{s}" for s in n["resurfaced"]) or "never"
+    vol = ", ".join(f"s{s}" for s in n.get("voluntary", [])) or "none"
+    kids = state.children.get(nid, [])
+    t.append(
+        f"created s{n['created']} · parent {n['parent'] or '—'} · children {len(kids)} · "
+        f"resurfaced {res} (voluntary {vol})",
+        style="dim",
+    )
+    if n.get("merged_into"):
+        t.append(f" · merged into {n['merged_into']}", style="magenta")
+    t.append("\n")
+
+    _section(t, "Question")
+    _block(t, n["text"])
+
+    facts = n["facts"]
+    _section(t, "Facts", len(facts))
+    if not facts:
+        t.append(INDENT + "none\n", style="dim")
+    for f in facts:
+        t.append(f"{INDENT}s{f['session']}  ", style="dim")
+        t.append(clean(f["text"]).replace("\n", "\n" + INDENT * 2))
+        if f.get("source"):
+            t.append(f"  [source {clean(f['source'], oneline=True)}]", style="dim")
+        t.append("\n")
+
+    rc = n.get("return_condition")
+    _section(t, "Return condition")
+    if not rc:
+        t.append(INDENT + "none\n", style="dim")
+    else:
+        t.append(f"{INDENT}set s{rc['session']}, revision {rc['revision']}\n", style="dim")
+        for r in rc["required_facts"]:
+            t.append(f"{INDENT}{r['id']}  ")
+            t.append(mark(r), style=REQ_STYLE.get(r["status"], ""))
+            t.append("  ")
+            t.append(clean(r["text"]).replace("\n", "\n" + INDENT * 2))
+            t.append("\n")
+        if not rc["required_facts"]:
+            t.append(INDENT + "required facts: none\n", style="dim")
+        for a in rc["required_actions"]:
+            t.append(f"{INDENT}action: ", style="dim")
+            t.append(clean(a).replace("\n", "\n" + INDENT * 2) + "\n")
+        t.append(f"{INDENT}closure test: ", style="dim")
+        t.append(clean(rc["closure_test"] or "(none)").replace("\n", "\n" + INDENT * 2) + "\n")
+
+    evidence = {e["id"]: e for e in n.get("evidence", [])}
+    checks = n["checks"]
+    _section(t, "Checks", len(checks))
+    if not checks:
+        t.append(INDENT + "none\n", style="dim")
+    for c in checks:
+        t.append(f"{INDENT}s{c['session']} {c['requirement']}  claimed {c['claimed']} → ")
+        t.append(c["result"], style=REQ_STYLE.get(c["result"], ""))
+        t.append(f"  by {clean(c.get('actor', ''), oneline=True)}", style="dim")
+        ev = evidence.get(c.get("evidence_id") or "")
+        if ev is not None:
+            t.append(f"  evidence {ev['id']}: ")
+            t.append(ev["status"], style=EVIDENCE_STYLE.get(ev["status"], ""))
+        else:
+            t.append("  evidence: none on record", style="red")
+        t.append("\n")
+        t.append(f"{INDENT * 2}evidence text: ", style="dim")
+        t.append(clean(c["evidence_text"]).replace("\n", "\n" + INDENT * 2) + "\n")
+
+    _section(t, "Evidence records", len(evidence))
+    if not evidence:
+        t.append(INDENT + "none\n", style="dim")
+    for e in evidence.values():
+        t.append(f"{INDENT}{e['id']} {e['requirement']} s{e['session']}  ")
+        t.append(e["status"], style=EVIDENCE_STYLE.get(e["status"], ""))
+        t.append(f"  source {clean(e.get('source_id') or '—', oneline=True)[:16]}", style="dim")
+        if e.get("match"):
+            m = e["match"]
+            t.append(
+                f"  match at offset {m['offset']} ({clean(m['method'], oneline=True)}) "
+                f"by {clean(m['checked_by'], oneline=True)}",
+                style="dim",
+            )
+        elif e.get("reason"):
+            t.append(f"  not verified: {clean(e['reason'], oneline=True)}", style="yellow")
+        t.append("\n")
+        _block(t, e["passage"], indent=INDENT * 2)
+
+    pres = n["preserved"]
+    _section(t, "Preserved candidates", len(pres))
+    if not pres:
+        t.append(INDENT + "none\n", style="dim")
+    for p in pres:
+        delta = "—" if p.get("delta") is None else f"{p['delta']:+.3f}"
+        t.append(
+            f"{INDENT}s{p['session']}  Δ {delta}  ({p.get('reason', 'preserve')})\n", style="dim"
+        )
+        _block(t, p["text"], indent=INDENT * 2)
+
+    dgs = n.get("downgrades", [])
+    _section(t, "Downgrades", len(dgs))
+    if not dgs:
+        t.append(INDENT + "none\n", style="dim")
+    for d in dgs:
+        t.append(
+            f"{INDENT}{d['id']} {d['action']} {d['requirement']}  proposed s{d['session']} by "
+            f"{clean(d['proposed_by'], oneline=True)}  "
+        )
+        style = {"pending": "yellow", "approved": "green", "rejected": "red"}.get(d["status"], "")
+        t.append(d["status"], style=style)
+        t.append("\n")
+        if d.get("new_text"):
+            t.append(f"{INDENT * 2}new text: ", style="dim")
+            t.append(clean(d["new_text"]) + "\n")
+        t.append(f"{INDENT * 2}grounds: ", style="dim")
+        t.append(clean(d["grounds"]).replace("\n", "\n" + INDENT * 2) + "\n")
+        dec = d.get("decision")
+        if dec:
+            t.append(
+                f"{INDENT * 2}{dec['decision']} by {clean(dec['by'], oneline=True)} s{dec['session']} "
+                f"{clean(dec.get('ts', ''), oneline=True)}: ",
+                style="dim",
+            )
+            t.append(clean(dec["grounds"]) + "\n")
+
+    if events is None:
+        _section(t, "Journal")
+        t.append(INDENT + "loading…\n", style="dim italic")
+    else:
+        _section(t, "Journal", len(events))
+        for ev in events:
+            data = ev.get("data") or {}
+            summary = short(json.dumps(data, ensure_ascii=False, sort_keys=True), 72)
+            t.append(f"{INDENT}seq {ev['seq']:>5} s{ev['session']:<2} ", style="dim")
+            t.append(ev["kind"], style="bold")
+            t.append(f" {clean(ev['actor'], oneline=True)}\n", style="cyan")
+            t.append(f"{INDENT * 3}{summary}\n", style="dim")
+    return t
+
+
+class NodeDetail(VerticalScroll):
+    """A scrollable pane showing :func:`render_detail` for one node."""
+
+    DEFAULT_CSS = """
+    NodeDetail { padding: 0 1; }
+    NodeDetail > Static { width: 100%; }
+    """
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield Static(Text("No node selected.", style="dim"), id="detail-body")
+
+    def show(self, text: Text) -> None:
+        self.query_one("#detail-body", Static).update(text)
+
+    def clear_node(self, message: str = "No node selected.") -> None:
+        self.show(Text(message, style="dim"))
