@@ -118,6 +118,14 @@ def curator_name(args: argparse.Namespace) -> str:
     return name
 
 
+async def _closing(client: Any, work: Any) -> Any:
+    """Await ``work``, then close the client's connections inside the same event loop."""
+    try:
+        return await work
+    finally:
+        await client.aclose()
+
+
 def _print_progress(p: Any) -> None:
     if p.phase == "committed":
         print(
@@ -194,13 +202,16 @@ def _pilot_run(args: argparse.Namespace) -> int:
         unregistered=args.unregistered,
         options=lock_metadata(entry),
     )
-    with model_client(args, plan.model) as client, Progress(
-        TextColumn("{task.description:<18}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[status]}"),
-        TimeElapsedColumn(),
-    ) as bar:
+    with (
+        model_client(args, plan.model) as client,
+        Progress(
+            TextColumn("{task.description:<18}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[status]}"),
+            TimeElapsedColumn(),
+        ) as bar,
+    ):
         tasks = {s.name: bar.add_task(s.name, total=plan.sessions, status="") for s in specs}
 
         def on(p: Any) -> None:

@@ -63,6 +63,11 @@ class CallRecord(BaseModel):
     repair: bool = Field(
         default=False, description="True for the repair retry of a structured call."
     )
+    earlier: list[CallRecord] = Field(
+        default_factory=list,
+        exclude=True,
+        description="On a repaired structured call: the rejected attempt(s) before it (not serialised).",
+    )
 
 
 class ModelCallError(CuriosityError):
@@ -438,6 +443,7 @@ class ModelClient:
                         value = schema.model_validate(data)
                         if validator is not None:
                             validator(value)
+                        record.earlier = records[:-1]
                         return value, record
                     except ValidationError as exc:
                         problem = describe_validation_error(exc)

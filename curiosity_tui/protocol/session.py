@@ -119,6 +119,8 @@ class _Ctx:
             for r in err.records:
                 self._keep(r, key)
             raise
+        for earlier in getattr(rec, "earlier", []):
+            self._keep(earlier, key)
         self._keep(rec, key)
         return value
 
