@@ -2,20 +2,29 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from curiosity_tui.analysis.registry import default_registry, get
-from curiosity_tui.analysis.rundata import RunData, RunSession
+from curiosity_tui.analysis.rundata import RunData, RunSession, write_run_file
 from curiosity_tui.analysis.similarity import (
     DEFAULT_EMBEDDER,
+    ReferenceItem,
+    ReferenceSet,
     dup_share_of,
+    load_reference_set,
+    measured_point,
     pooled_dup_share,
     question_maxima,
+    reference_point,
     regen_mean_of,
 )
+from curiosity_tui.cli import main
+from curiosity_tui.errors import InputError
 
 
 class TableEmbedder:
@@ -86,3 +95,65 @@ def test_pooled_variant_differs_from_per_run_then_mean() -> None:
     per_run = [dup_share_of(question_maxima(r.questions_by_session(), EMB)) for r in (r1, r2)]
     assert per_run == [1.0, 0.0]  # per run then mean: 0.5
     assert pooled.embedder == "table-test"
+
+
+def test_reference_point_hand_computed_and_shared_against() -> None:
+    ref = ReferenceSet(
+        name="near floor",
+        description="another topic",
+        against=["b", "d"],
+        items=[
+            ReferenceItem(question="a", run="r0"),  # max(cos(a,b)=0, cos(a,d)=.7071)
+            ReferenceItem(question="c", against=["a"], run="r1"),  # own set: 1.0
+            ReferenceItem(question="e", run="r1"),  # cos(e,b) = 1
+        ],
+    )
+    p = reference_point(ref, EMB)
+    assert p.questions == 3 and p.runs == 2 and p.comparisons == 2 + 1 + 2
+    assert p.mean == pytest.approx((0.70710678 + 1 + 1) / 3)
+    assert p.sd == pytest.approx(float(np.std([0.70710678, 1, 1], ddof=1)))
+    assert p.embedder == "table-test"
+
+
+def test_measured_point_pools_questions() -> None:
+    r1 = _run("r1", {1: ["a"], 2: ["c"]})  # 1.0
+    r2 = _run("r2", {1: ["a"], 2: ["b", "d"]})  # 0, .7071
+    p = measured_point([r1, r2], embedder=EMB)
+    assert p.questions == 3 and p.runs == 2 and p.comparisons == 3
+    assert p.mean == pytest.approx((1 + 0 + 0.70710678) / 3)
+
+
+def test_reference_file_errors_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"name": "x", "items": [{"question": "q"}]}))
+    with pytest.raises(InputError, match="items.0: no comparison set"):
+        load_reference_set(bad)
+    bad.write_text(json.dumps({"name": "x", "items": []}))
+    with pytest.raises(InputError, match="bad.json: not a reference set: items"):
+        load_reference_set(bad)
+    q = "Did the printing press cause the Reformation?"
+    ceiling = tmp_path / "ceiling.json"
+    ceiling.write_text(
+        json.dumps(
+            {
+                "name": "ceiling",
+                "description": "questions vs their own paraphrases",
+                "items": [
+                    {"question": q, "against": ["Was the Reformation caused by printing?"]},
+                    {"question": "Why did Luther write?", "against": ["What made Luther write?"]},
+                ],
+            }
+        )
+    )
+    write_run_file(_run("r1", {1: [q], 2: [q, "Who printed pamphlets?"]}), tmp_path / "r1.run.json")
+    assert main(["metrics", str(tmp_path / "r1.run.json"), "--reference", str(ceiling)]) == 0
+    out = capsys.readouterr().out
+    assert "| ceiling — questions vs their own paraphrases |" in out
+    assert "| measured: B — questions vs the questions of the same run's earlier sessions" in out
+    assert DEFAULT_EMBEDDER.name in out
+    assert (
+        main(["metrics", str(tmp_path / "r1.run.json"), "--reference", str(ceiling), "--json"]) == 0
+    )
+    doc = json.loads(capsys.readouterr().out)
+    assert [p["name"] for p in doc["reference"]] == ["ceiling", "measured: B"]
+    assert doc["reference"][1]["questions"] == 2 and doc["reference"][1]["mean"] is not None

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from curiosity_tui.analysis.registry import register
 from curiosity_tui.analysis.rundata import RunData
+from curiosity_tui.errors import InputError
 from curiosity_tui.protocol.embedders import Embedder, TfidfEmbedder
 
 DUP_THRESHOLD = 0.80
@@ -142,3 +144,151 @@ def regen_mean(run: RunData) -> float | None:
 )
 def regen_dup_share(run: RunData) -> float | None:
     return dup_share_of(_run_maxima(run))
+
+
+# ------------------------------------------------------------------ reference points (§4)
+
+
+class ReferenceItem(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(min_length=1)
+    #: this question's own comparison set; falls back to the file's shared ``against``
+    against: list[str] = Field(default_factory=list)
+    run: str = ""
+
+
+class ReferenceSet(BaseModel):
+    """A user-supplied question set for one reference point (JSON file).
+
+    ``{"name": "ceiling", "description": "questions vs their own paraphrases",
+    "items": [{"question": "...", "against": ["paraphrase 1", ...], "run": "r0"}]}``;
+    floors may give one shared ``"against": [...]`` for every item instead.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    against: list[str] = Field(default_factory=list)
+    items: list[ReferenceItem] = Field(min_length=1)
+
+
+class ReferencePoint(BaseModel):
+    """One row of the §4 reference table: max-cosine per question, mean and sd over questions."""
+
+    name: str
+    description: str
+    embedder: str
+    mean: float | None
+    sd: float | None  # sample sd (ddof = 1) over questions, not over independent units
+    questions: int
+    runs: int
+    comparisons: int  # texts compared against, in total
+    source: str = ""
+
+
+def _point(
+    name: str,
+    description: str,
+    embedder: Embedder,
+    maxima: Sequence[float],
+    runs: int,
+    comparisons: int,
+    source: str,
+) -> ReferencePoint:
+    arr = np.asarray(maxima, dtype=float)
+    return ReferencePoint(
+        name=name,
+        description=description,
+        embedder=embedder.name,
+        mean=float(arr.mean()) if arr.size else None,
+        sd=float(arr.std(ddof=1)) if arr.size > 1 else None,
+        questions=int(arr.size),
+        runs=runs,
+        comparisons=comparisons,
+        source=source,
+    )
+
+
+def load_reference_set(path: Path) -> ReferenceSet:
+    try:
+        data = ReferenceSet.model_validate_json(Path(path).read_text(encoding="utf-8"))
+    except OSError as err:
+        raise InputError(f"{path}: cannot read reference set: {err.strerror}") from err
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise InputError(f"{path}: not a reference set: {where}: {first['msg']}") from err
+    for i, item in enumerate(data.items):
+        if not (item.against or data.against):
+            raise InputError(f"{path}: items.{i}: no comparison set (item or file 'against')")
+    return data
+
+
+def reference_point(
+    ref: ReferenceSet, embedder: Embedder | None = None, *, source: str = ""
+) -> ReferencePoint:
+    """Each item's max cosine against its comparison set; every text embedded in one call."""
+    emb = embedder or DEFAULT_EMBEDDER
+    texts: list[str] = list(ref.against)
+    spans: list[tuple[int, int, int]] = []  # (question index, against start, against end)
+    for item in ref.items:
+        q = len(texts)
+        texts.append(item.question)
+        if item.against:
+            start = len(texts)
+            texts.extend(item.against)
+            spans.append((q, start, len(texts)))
+        else:
+            spans.append((q, 0, len(ref.against)))
+    vecs = emb.embed(texts)
+    maxima = [float(np.max(vecs[a:b] @ vecs[q])) for q, a, b in spans]
+    comparisons = sum(b - a for _, a, b in spans)
+    runs = len({item.run for item in ref.items if item.run})
+    return _point(ref.name, ref.description, emb, maxima, runs, comparisons, source)
+
+
+def measured_point(
+    runs: Sequence[RunData], *, name: str = "measured", embedder: Embedder | None = None
+) -> ReferencePoint:
+    """The runs' own questions vs their earlier sessions, pooled over questions (§4 row 2)."""
+    emb = embedder or DEFAULT_EMBEDDER
+    maxima: list[float] = []
+    comparisons = 0
+    for r in runs:
+        got = (
+            _run_maxima(r)
+            if emb is DEFAULT_EMBEDDER
+            else tuple(question_maxima(r.questions_by_session(), emb))
+        )
+        maxima.extend(m for _, m in got)
+        by = r.questions_by_session()
+        for s, _ in got:
+            comparisons += sum(len(qs) for t, qs in by.items() if t < s)
+    return _point(
+        name,
+        "questions vs the questions of the same run's earlier sessions",
+        emb,
+        maxima,
+        len(runs),
+        comparisons,
+        "runs",
+    )
+
+
+def format_reference_table(points: Sequence[ReferencePoint]) -> str:
+    lines = [
+        "| point | mean | sd | questions / runs | embedder |",
+        "|---|---|---|---|---|",
+    ]
+    for p in points:
+        mean = "—" if p.mean is None else f"{p.mean:.2f}"
+        sd = "—" if p.sd is None else f"{p.sd:.2f}"
+        label = f"{p.name} — {p.description}" if p.description else p.name
+        lines.append(f"| {label} | {mean} | {sd} | {p.questions} / {p.runs} | {p.embedder} |")
+    lines.append(
+        "sd is over questions, which are nested within runs: it describes the spread of "
+        "questions, not of independent units; the run count carries the uncertainty."
+    )
+    return "\n".join(lines)

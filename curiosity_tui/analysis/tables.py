@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from curiosity_tui.analysis.aggregate import (
     Difference,
@@ -24,6 +24,13 @@ from curiosity_tui.analysis.aggregate import (
 from curiosity_tui.analysis.correlation import Correlation, checks_vs_actions
 from curiosity_tui.analysis.registry import Registry
 from curiosity_tui.analysis.rundata import RunData
+from curiosity_tui.analysis.similarity import (
+    ReferencePoint,
+    ReferenceSet,
+    format_reference_table,
+    measured_point,
+    reference_point,
+)
 
 #: The report's comparisons: P2 (package within curator condition), P3 (curator removal).
 STANDARD_PAIRS: tuple[tuple[str, str], ...] = (
@@ -47,6 +54,8 @@ class MetricsDoc(BaseModel):
     metrics: dict[str, dict[str, MetricAggregate]]  # metric -> config -> aggregate
     differences: list[Difference]
     checks_vs_actions: dict[str, Correlation]  # config -> r over sessions 2..
+    #: similarity reference points (§4): supplied sets, then each configuration's own
+    reference: list[ReferencePoint] = Field(default_factory=list)
 
 
 def _order(configs: Sequence[str]) -> list[str]:
@@ -54,7 +63,11 @@ def _order(configs: Sequence[str]) -> list[str]:
     return known + sorted(c for c in configs if c not in CONFIG_ORDER)
 
 
-def build(runs: Sequence[RunData], registry: Registry) -> MetricsDoc:
+def build(
+    runs: Sequence[RunData],
+    registry: Registry,
+    references: Sequence[tuple[str, ReferenceSet]] = (),
+) -> MetricsDoc:
     names = registry.names()
     table = aggregate(runs, names, registry=registry)
     configs = _order(list(table))
@@ -73,7 +86,12 @@ def build(runs: Sequence[RunData], registry: Registry) -> MetricsDoc:
     for r in runs:
         by_config[r.config].append(r)
     corr = {c: checks_vs_actions(rs) for c, rs in by_config.items()}
+    points: list[ReferencePoint] = []
+    if references:
+        points = [reference_point(ref, source=src) for src, ref in references]
+        points += [measured_point(rs, name=f"measured: {c}") for c, rs in by_config.items()]
     return MetricsDoc(
+        reference=points,
         configs=configs,
         runs=run_ids,
         metrics=by_metric,
@@ -82,12 +100,20 @@ def build(runs: Sequence[RunData], registry: Registry) -> MetricsDoc:
     )
 
 
-def metrics_json(runs: Sequence[RunData], registry: Registry) -> str:
-    return json.dumps(build(runs, registry).model_dump(mode="json"), indent=1)
+def metrics_json(
+    runs: Sequence[RunData],
+    registry: Registry,
+    references: Sequence[tuple[str, ReferenceSet]] = (),
+) -> str:
+    return json.dumps(build(runs, registry, references).model_dump(mode="json"), indent=1)
 
 
-def format_tables(runs: Sequence[RunData], registry: Registry) -> str:
-    doc = build(runs, registry)
+def format_tables(
+    runs: Sequence[RunData],
+    registry: Registry,
+    references: Sequence[tuple[str, ReferenceSet]] = (),
+) -> str:
+    doc = build(runs, registry, references)
     out: list[str] = []
     groups: dict[str, list[str]] = {}
     for m in registry:
@@ -124,6 +150,10 @@ def format_tables(runs: Sequence[RunData], registry: Registry) -> str:
             for d in rows:
                 note = f" — {d.note}" if d.note and d.ci_low is None else ""
                 out.append(f"  {d.metric:<28} {d.diff:+9.2f}  {fmt_interval(d)}{note}")
+    if doc.reference:
+        out.append("")
+        out.append("## similarity reference points (max cosine per question)")
+        out.append(format_reference_table(doc.reference))
     out.append("")
     out.append("## Pearson r, dependency checks vs voluntary actions (sessions 2.., pooled)")
     for c in doc.configs:

@@ -86,6 +86,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     m.add_argument("paths", type=Path, nargs="*", metavar="RUN_DIR_OR_LEDGER")
     m.add_argument("--list", action="store_true", help="list the registry: names, definitions")
+    m.add_argument(
+        "--reference",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="SET.json",
+        help="a similarity reference set (repeatable): ceiling, control, near/far floors",
+    )
     m.add_argument("--json", action="store_true")
     m.set_defaults(handler=_metrics)
 
@@ -220,6 +228,7 @@ def _sweep(args: argparse.Namespace) -> int:
 def _metrics(args: argparse.Namespace) -> int:
     from curiosity_tui.analysis.registry import default_registry
     from curiosity_tui.analysis.rundata import load_runs
+    from curiosity_tui.analysis.similarity import load_reference_set
     from curiosity_tui.analysis.tables import format_tables, metrics_json
 
     reg = default_registry()
@@ -242,5 +251,6 @@ def _metrics(args: argparse.Namespace) -> int:
     runs = load_runs(args.paths)
     if not runs:
         raise InputError("metrics: no runs found (ledger dirs or *.run.json files)")
-    print(metrics_json(runs, reg) if args.json else format_tables(runs, reg))
+    refs = [(str(p), load_reference_set(p)) for p in args.reference]
+    print(metrics_json(runs, reg, refs) if args.json else format_tables(runs, reg, refs))
     return 0
