@@ -103,7 +103,7 @@ FIELD_LABELS = (
     "curator priority",
 )
 _LABEL_RE = re.compile(
-    r"^(?P<lead>\s*(?:[-*•#>]+\s*|\[\d+\]\s*|\d+[.)]\s*)*)(?:\*\*|__)?"
+    r"^(?P<lead>\s*(?:[-•#>]+\s*|\*\s+|\[\d+\]\s*|\d+[.)]\s*)*)(?:\*\*|__)?"
     r"(?P<label>"
     + "|".join(re.escape(x) for x in sorted(FIELD_LABELS, key=len, reverse=True))
     + r")"

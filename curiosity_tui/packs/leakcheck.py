@@ -1,8 +1,8 @@
 """Leak check (key holder only): can surface features of the items predict the configuration?
 
 Features are format only — lengths, line and list counts, character classes, whether a
-section is empty — never words. A scikit-learn classifier (standardised logistic
-regression) is cross-validated (stratified k-fold) per task, and its accuracy is reported
+section is empty — never words. A scikit-learn classifier (standardised ridge
+classifier) is cross-validated (stratified k-fold) per task, and its accuracy is reported
 against chance (the majority-class share) with a permutation p-value. Tasks follow the
 configuration families the report distinguishes (§3): A vs B vs the store-bearing arms
 (the recorded residual leak), C vs B-armed within the store-bearing arms (the comparison
@@ -139,20 +139,29 @@ def _run_task(
         return base.model_copy(
             update={"verdict": "not testable: some class has a single item (need ≥ 2 per class)"}
         )
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import StratifiedKFold, permutation_test_score
-    from sklearn.pipeline import make_pipeline
+    from sklearn.linear_model import RidgeClassifier
+    from sklearn.model_selection import StratifiedKFold
     from sklearn.preprocessing import StandardScaler
 
     y = np.array(labels)
-    model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000, C=1.0))
-    cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-    score, _perm, pvalue = permutation_test_score(
-        model, x, y, cv=cv, n_permutations=permutations, random_state=seed, scoring="accuracy"
-    )
+    splits = list(StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed).split(x, y))
+
+    def cv_accuracy(yy: np.ndarray) -> float:
+        hits = 0
+        for tr, te in splits:
+            scaler = StandardScaler().fit(x[tr])
+            clf = RidgeClassifier(alpha=1.0).fit(scaler.transform(x[tr]), yy[tr])
+            hits += int((clf.predict(scaler.transform(x[te])) == yy[te]).sum())
+        return hits / len(yy)
+
+    score = cv_accuracy(y)
+    rng = np.random.default_rng(seed)
+    perm_scores = [cv_accuracy(rng.permutation(y)) for _ in range(permutations)]
+    pvalue = (1 + sum(ps >= score for ps in perm_scores)) / (permutations + 1)
     chance = max(counts.values()) / n
-    model.fit(x, y)
-    coef = np.abs(model[-1].coef_).max(axis=0)
+    scaler = StandardScaler().fit(x)
+    full = RidgeClassifier(alpha=1.0).fit(scaler.transform(x), y)
+    coef = np.abs(np.atleast_2d(full.coef_)).max(axis=0)
     top = [FEATURES[i] for i in np.argsort(-coef)[:3]]
     if pvalue < alpha and score > chance:
         verdict = (
@@ -233,7 +242,7 @@ def leakcheck(
         pack_id=pack.manifest.pack_id,
         features=list(FEATURES),
         classifier=(
-            "StandardScaler + LogisticRegression, stratified k-fold (k = min(5, smallest class)), "
+            "StandardScaler + RidgeClassifier, stratified k-fold (k = min(5, smallest class)), "
             f"{permutations} label permutations, seed {seed}"
         ),
         tasks=tasks,
