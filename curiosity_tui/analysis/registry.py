@@ -201,6 +201,10 @@ def get(name: str) -> Metric:
 
 def default_registry() -> Registry:
     """:data:`REGISTRY` with the shipped metrics loaded."""
-    from curiosity_tui.analysis import metrics, similarity  # noqa: F401  (register on import)
+    from curiosity_tui.analysis import (  # noqa: F401  (register on import)
+        domains,
+        metrics,
+        similarity,
+    )
 
     return REGISTRY
