@@ -51,6 +51,6 @@ def test_share_over_assigned_edges_hand_computed() -> None:
 def test_method_is_recorded_in_the_definition() -> None:
     m = get("cross_domain_share")
     assert METHOD in m.definition and "sha256" in METHOD
-    custom = {"a": ("alpha",), "b": ("beta",)}
+    custom: dict[str, tuple[str, ...]] = {"a": ("alpha",), "b": ("beta",)}
     e = cross_domain_edges(_run(("q1", None, "alpha"), ("q2", "q1", "beta")), custom)
     assert e.share == pytest.approx(1.0) and e.method.startswith("lexicon sha256")
