@@ -281,3 +281,13 @@ def test_cli_prereg_lock_show_verify(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["prereg", "lock", str(bad), "--stage", "before-runs"]) == 2
     err = capsys.readouterr().err
     assert "bad.toml:" in err and "rule.metrics" in err and "leaves the set open" in err
+
+
+def test_the_documented_example_plan_parses() -> None:
+    import curiosity_tui.analysis.prereg as mod
+
+    doc = mod.__doc__ or ""
+    block = doc.split("::\n\n", 1)[1].split("\n\nThe decision-rule language", 1)[0]
+    text = "\n".join(line[4:] for line in block.splitlines())
+    plan = parse_plan(text, source="prereg.py docstring")
+    assert plan.rule.metrics == ["max_depth"] and plan.runs == 3

@@ -1,6 +1,6 @@
 """Pre-registration (S7): the pilot plan, its closed metric set, and the lock chain.
 
-A plan is a TOML file (see ``docs/prereg-plan.md`` style example in the tests)::
+A plan is a TOML file (this example is parsed by the tests)::
 
     name = "pilot-02"
     configurations = ["B-armed+cur", "B-armed-cur", "C+cur", "C-cur"]
