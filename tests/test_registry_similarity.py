@@ -156,4 +156,5 @@ def test_reference_file_errors_and_cli(tmp_path: Path, capsys: pytest.CaptureFix
     )
     doc = json.loads(capsys.readouterr().out)
     assert [p["name"] for p in doc["reference"]] == ["ceiling", "measured: B"]
+    assert doc["regen_dup_share_pooled"]["B"]["questions"] == 2
     assert doc["reference"][1]["questions"] == 2 and doc["reference"][1]["mean"] is not None

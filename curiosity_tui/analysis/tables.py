@@ -25,10 +25,12 @@ from curiosity_tui.analysis.correlation import Correlation, checks_vs_actions
 from curiosity_tui.analysis.registry import Registry
 from curiosity_tui.analysis.rundata import RunData
 from curiosity_tui.analysis.similarity import (
+    PooledShare,
     ReferencePoint,
     ReferenceSet,
     format_reference_table,
     measured_point,
+    pooled_dup_share,
     reference_point,
 )
 
@@ -54,6 +56,8 @@ class MetricsDoc(BaseModel):
     metrics: dict[str, dict[str, MetricAggregate]]  # metric -> config -> aggregate
     differences: list[Difference]
     checks_vs_actions: dict[str, Correlation]  # config -> r over sessions 2..
+    #: regen_dup_share, pooled variant: duplicates over all questions of the configuration
+    regen_dup_share_pooled: dict[str, PooledShare] = Field(default_factory=dict)
     #: similarity reference points (§4): supplied sets, then each configuration's own
     reference: list[ReferencePoint] = Field(default_factory=list)
 
@@ -90,7 +94,13 @@ def build(
     if references:
         points = [reference_point(ref, source=src) for src, ref in references]
         points += [measured_point(rs, name=f"measured: {c}") for c, rs in by_config.items()]
+    pooled = (
+        {c: pooled_dup_share(rs) for c, rs in by_config.items()}
+        if "regen_dup_share" in names
+        else {}
+    )
     return MetricsDoc(
+        regen_dup_share_pooled=pooled,
         reference=points,
         configs=configs,
         runs=run_ids,
@@ -150,6 +160,12 @@ def format_tables(
             for d in rows:
                 note = f" — {d.note}" if d.note and d.ci_low is None else ""
                 out.append(f"  {d.metric:<28} {d.diff:+9.2f}  {fmt_interval(d)}{note}")
+    if any(p.questions for p in doc.regen_dup_share_pooled.values()):
+        out.append("## regen_dup_share, pooled over questions (per-run-then-mean is above)")
+        for c, p in doc.regen_dup_share_pooled.items():
+            share = "—" if p.share is None else f"{p.share:.4f}"
+            out.append(f"  {c:<14} {p.duplicates}/{p.questions} = {share}  [{p.embedder}]")
+        out.append("")
     if doc.reference:
         out.append("")
         out.append("## similarity reference points (max cosine per question)")
