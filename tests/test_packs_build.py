@@ -103,6 +103,8 @@ def test_key_outside_pack_with_hash_in_manifest(built) -> None:  # type: ignore[
     key = json.loads(res.key_path.read_text())
     assert set(key["items"]) == set(Pack.open(res.packdir).order)
     assert key["seed"] == 42
+    assert res.key_path.stat().st_mode & 0o777 == 0o600
+    assert (res.packdir / "items.jsonl").stat().st_mode & 0o777 == 0o644
     assert {e["config"] for e in key["items"].values()} == set(CONFIGS)
 
 

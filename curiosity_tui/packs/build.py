@@ -449,7 +449,7 @@ def build_pack(
     )
     packdir.mkdir(parents=True, exist_ok=True)
     (packdir / "ratings").mkdir(exist_ok=True)
-    atomic_write_bytes(key_path, key_bytes)
+    atomic_write_bytes(key_path, key_bytes, mode=0o600)  # key holder only
     atomic_write_bytes(packdir / ITEMS_FILE, ib)
     atomic_write_bytes(
         packdir / MANIFEST_FILE,
