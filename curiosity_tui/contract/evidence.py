@@ -32,22 +32,43 @@ _QUOTES = {
 _WS = re.compile(r"\s+")
 
 
+def _clusters(text: str) -> list[tuple[int, str]]:
+    """``text`` cut into (offset, NFC form) pieces: a starter with the combining marks (and
+    conjoining Hangul jamo) that follow it. NFC never composes across these pieces, so every
+    character of the normalised text can be traced back to an offset in the original."""
+    out: list[tuple[int, str]] = []
+    start = 0
+    for i in range(1, len(text) + 1):
+        if i < len(text):
+            ch = text[i]
+            if unicodedata.combining(ch) or "\u1160" <= ch <= "\u11ff":
+                continue
+        out.append((start, unicodedata.normalize("NFC", text[start:i])))
+        start = i
+    return out
+
+
 def normalise_with_map(text: str) -> tuple[str, list[int]]:
-    """Normalised text and, for each of its characters, the offset in ``text`` it came from."""
-    text_nfc = unicodedata.normalize("NFC", text)
+    """Normalised text and, for each of its characters, the offset in ``text`` (the original,
+    as given: not its NFC form) of the character it came from."""
+    if unicodedata.is_normalized("NFC", text):
+        pieces: list[tuple[int, str]] = list(enumerate(text))
+    else:
+        pieces = _clusters(text)
     out: list[str] = []
     index: list[int] = []
     in_ws = False
-    for i, ch in enumerate(text_nfc):
-        if ch.isspace():
-            if not in_ws and out:
-                out.append(" ")
-                index.append(i)
-            in_ws = True
-            continue
-        in_ws = False
-        out.append(_QUOTES.get(ch, ch))
-        index.append(i)
+    for i, piece in pieces:
+        for ch in piece:
+            if ch.isspace():
+                if not in_ws and out:
+                    out.append(" ")
+                    index.append(i)
+                in_ws = True
+                continue
+            in_ws = False
+            out.append(_QUOTES.get(ch, ch))
+            index.append(i)
     if out and out[-1] == " ":
         out.pop()
         index.pop()

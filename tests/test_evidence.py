@@ -1,0 +1,174 @@
+"""Evidence records and the match check (S4): only a passage that occurs in the cited source
+(after whitespace and quote normalisation) is verified, and only verified evidence raises a
+required fact to satisfied under pilot-02."""
+
+from __future__ import annotations
+
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from curiosity_tui.contract.evidence import MATCH_METHOD, match_passage, normalise, normalise_with_map
+from curiosity_tui.contract.rules import PILOT_01, PILOT_02
+from curiosity_tui.contract.sources import add_source
+from curiosity_tui.contract.transitions import record_check
+from curiosity_tui.ledger import Ledger, RunMeta, verify
+
+SOURCE = (
+    "Printing in the Empire, 1517\u20131520\n\n"
+    "Between 1518 and 1520 the presses of Nuremberg and Augsburg issued more\n"
+    "Reformation pamphlets than Wittenberg\u2019s;  Luther\u2019s own \u201cSermon on Indulgence and Grace\u201d\n"
+    "went through  twenty-two editions in three years.\n"
+)
+VERBATIM = (
+    'the presses of Nuremberg and Augsburg issued more Reformation pamphlets than '
+    "Wittenberg's; Luther's own \"Sermon on Indulgence and Grace\" went through twenty-two editions"
+)
+
+
+def _ledger(tmp_path: Path, contract: str = "pilot-02") -> tuple[Ledger, str]:
+    path = tmp_path / "l"
+    led = Ledger.create(path, RunMeta(name="l", seed="Did print cause the Reformation?", config="C-cur", contract=contract))  # type: ignore[arg-type]
+    src = tmp_path / "printing.txt"
+    src.write_text(SOURCE, encoding="utf-8")
+    sid = add_source(led, src, title="Printing in the Empire").source_id
+    with led.batch(1, marker="batch_committed", label="setup") as b:
+        b.emit(
+            "return_condition_set",
+            "q1",
+            "model",
+            {"required_facts": [{"id": "r1", "text": "Share of pamphlets by city, 1517-1520.", "status": "unchecked", "checked": None}]},
+        )
+    return led, sid
+
+
+def _check(led: Ledger, contract: Any = PILOT_02, **kw: Any) -> Any:
+    with led.batch(2, marker="batch_committed", label="check") as b:
+        return record_check(b, contract, "q1", "r1", satisfied=kw.pop("satisfied", True), evidence_text="The source says so.", **kw)
+
+
+def _r1(led: Ledger) -> dict[str, Any]:
+    return led.raw_nodes()["q1"]["return_condition"]["required_facts"][0]
+
+
+# ----------------------------------------------------------------------------- the match check
+
+
+def test_normalisation_collapses_whitespace_and_straightens_quotes() -> None:
+    assert normalise("  \u201cA\u00a0 b\u201d\n\tc \u2018d\u2019  ") == "\"A b\" c 'd'"
+    text, index = normalise_with_map("a  \u201cb\u201d")
+    assert text == 'a "b"' and index == [0, 1, 3, 4, 5]
+
+
+def test_verbatim_passage_with_other_whitespace_and_quotes_matches_at_original_offset() -> None:
+    out = match_passage(VERBATIM, SOURCE)
+    assert out.ok and out.reason == ""
+    assert out.offset == SOURCE.index("the presses of Nuremberg")
+
+
+def test_offset_is_in_the_original_text_even_when_it_is_not_nfc() -> None:
+    # decomposed accents before the passage: an offset into the NFC form would be off by 3
+    src = unicodedata.normalize("NFD", "Caf\u00e9 Z\u00fcrich soci\u00e9t\u00e9. ") + "The printers of Nuremberg produced most pamphlets."
+    out = match_passage("The printers of Nuremberg produced", src)
+    assert out.ok and src[out.offset :].startswith("The printers")
+    # and a composed passage matches decomposed source text, offset at its first character
+    out = match_passage("Z\u00fcrich soci\u00e9t\u00e9. The printers", src)
+    assert out.ok and src[out.offset :].startswith("Zu\u0308rich")
+
+
+@pytest.mark.parametrize(
+    ("passage", "reason"),
+    [
+        # one word differs
+        (VERBATIM.replace("Augsburg", "Basel"), "does not occur"),
+        # case is not normalised: the check is verbatim
+        (VERBATIM.upper(), "does not occur"),
+        # dashes are not quotes
+        ("Printing in the Empire, 1517-1520", "does not occur"),
+        ("Nuremberg", "too short"),
+        ("   ", "too short"),
+    ],
+)
+def test_passage_that_does_not_occur_is_not_matched(passage: str, reason: str) -> None:
+    out = match_passage(passage, SOURCE)
+    assert not out.ok and out.offset is None and reason in out.reason
+
+
+# ----------------------------------------------------------------------------- evidence records
+
+
+def test_verified_passage_raises_requirement_and_records_the_match(tmp_path: Path) -> None:
+    led, sid = _ledger(tmp_path)
+    with led:
+        out = _check(led, source_id=sid, passage=VERBATIM)
+        assert out.verified and out.result == "satisfied"
+        r1 = _r1(led)
+        assert (r1["status"], r1["checked"]) == ("satisfied", 2)
+        [ev] = led.raw_nodes()["q1"]["evidence"]
+        assert ev["status"] == "verified" and ev["source_id"] == sid and ev["passage"] == VERBATIM
+        match = ev["match"]
+        assert match["offset"] == SOURCE.index("the presses of Nuremberg")
+        assert led.source_text(sid)[match["offset"] :].startswith("the presses")
+        assert match["method"] == MATCH_METHOD and match["checked_by"] == "system:match-check"
+        assert match["checked_at"]
+        evs = [e for e in led.events() if e.session == 2]
+        assert [e.kind for e in evs[:3]] == ["evidence_added", "evidence_verified", "dependency_checked"]
+        assert evs[0].data["status"] == "proposed"  # always stored proposed first
+        assert evs[1].actor == "system" and evs[2].data["evidence_id"] == ev["id"]
+    assert verify(tmp_path / "l").ok
+
+
+def test_passage_differing_by_one_word_is_proposed_with_reason(tmp_path: Path) -> None:
+    led, sid = _ledger(tmp_path)
+    with led:
+        out = _check(led, source_id=sid, passage=VERBATIM.replace("twenty-two", "thirty-two"))
+        assert not out.verified and out.result == "unchecked"
+        [ev] = led.raw_nodes()["q1"]["evidence"]
+        assert ev["status"] == "proposed" and ev["match"] is None
+        assert ev["reason"] == "passage does not occur in the cited source"
+        assert _r1(led)["status"] == "unchecked"
+        assert "evidence_verified" not in [e.kind for e in led.events()]
+
+
+def test_citing_a_source_that_does_not_exist_is_proposed(tmp_path: Path) -> None:
+    led, sid = _ledger(tmp_path)
+    with led:
+        ghost = "0" * 64
+        out = _check(led, source_id=ghost, passage=VERBATIM)
+        assert not out.verified and out.result == "unchecked"
+        [ev] = led.raw_nodes()["q1"]["evidence"]
+        assert ev["status"] == "proposed" and ghost in ev["reason"] and "does not exist" in ev["reason"]
+        # a 12-character prefix (as `sources list` prints) is not the id either
+        _check(led, source_id=sid[:12], passage=VERBATIM)
+        assert led.raw_nodes()["q1"]["evidence"][-1]["status"] == "proposed"
+        assert _r1(led)["status"] == "unchecked"
+
+
+def test_source_without_passage_or_passage_without_source_is_proposed(tmp_path: Path) -> None:
+    led, sid = _ledger(tmp_path)
+    with led:
+        _check(led, source_id=sid, passage=None)
+        _check(led, source_id=None, passage=VERBATIM)
+        evs = led.raw_nodes()["q1"]["evidence"]
+        assert [e["status"] for e in evs] == ["proposed", "proposed"]
+        assert all("never verified" in e["reason"] for e in evs)
+        assert _r1(led)["status"] == "unchecked"
+
+
+def test_not_satisfied_without_citation_makes_no_evidence_record(tmp_path: Path) -> None:
+    led, _ = _ledger(tmp_path)
+    with led:
+        out = _check(led, satisfied=False)
+        assert out.evidence_id is None and out.result == "not_satisfied"
+        assert led.raw_nodes()["q1"]["evidence"] == []
+
+
+def test_pilot01_keeps_no_evidence_records_even_for_a_verbatim_passage(tmp_path: Path) -> None:
+    """As run: the pilot had no retrieval and no evidence records; the claim decides."""
+    led, sid = _ledger(tmp_path, "pilot-01")
+    with led:
+        out = _check(led, PILOT_01, source_id=sid, passage="not in the source at all, but claimed")
+        assert out.result == "satisfied" and out.evidence_id is None
+        assert led.raw_nodes()["q1"]["evidence"] == []
