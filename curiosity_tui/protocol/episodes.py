@@ -46,7 +46,7 @@ SUPPRESSION_EVIDENCE = (
 
 def _req_ids(text: str) -> dict[str, str]:
     """Required facts listed in a deliverable prompt (pilot-01) or rendering: id -> text."""
-    out = {}
+    out: dict[str, str] = {}
     for m in re.finditer(
         r"^\s*- (r\d+): (.+?)(?: \[(?:unchecked|checked s\d+: [a-z ]+|waived)\])?$",
         text,

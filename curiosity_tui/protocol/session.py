@@ -112,7 +112,7 @@ class _Ctx:
     budget: Budget
     rejected: list[str] = field(default_factory=list)
 
-    async def call(self, aw: Awaitable[tuple[T, CallRecord]], *, key: str | None = None) -> T:
+    async def call(self, aw: Awaitable[tuple[T, Any]], *, key: str | None = None) -> T:
         try:
             value, rec = await aw
         except ModelCallError as err:
@@ -580,20 +580,20 @@ async def _run_protocol(
                     "required_facts"
                 ]
             }
-            for c in deliv.checks:
-                rid = _req_id(c.fact_id, focus)
+            for dc in deliv.checks:
+                rid = _req_id(dc.fact_id, focus)
                 if rid not in current:
-                    ctx.rejected.append(f"check: {focus} has no required fact {c.fact_id!r}")
+                    ctx.rejected.append(f"check: {focus} has no required fact {dc.fact_id!r}")
                     continue
                 record_check(
                     b,
                     st.contract,
                     focus,
                     rid,
-                    satisfied=c.satisfied,
-                    evidence_text=c.evidence,
-                    source_id=c.source_id,
-                    passage=c.passage,
+                    satisfied=dc.satisfied,
+                    evidence_text=dc.evidence,
+                    source_id=dc.source_id,
+                    passage=dc.passage,
                 )
                 n_checks += 1
         more = _new_questions(
