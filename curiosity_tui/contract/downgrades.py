@@ -29,8 +29,18 @@ def check_grounds(grounds: str | None, what: str = "grounds") -> str:
     return text
 
 
+RESERVED_NAMES = frozenset({"model", "model-curator", "system"})
+
+
 def is_human(actor: str) -> bool:
-    return actor.startswith("human:") and bool(actor[6:].strip()) and actor[6:] == actor[6:].strip()
+    """``human:<name>``: one non-empty word, not a reserved actor name (``human:model`` would read
+    as the model deciding)."""
+    if not actor.startswith("human:"):
+        return False
+    name = actor[6:]
+    return (
+        bool(name) and not any(c.isspace() for c in name) and name.casefold() not in RESERVED_NAMES
+    )
 
 
 @dataclass
@@ -140,6 +150,21 @@ def decide(
     if p["status"] != "pending":
         by = p["decision"]["by"] if p.get("decision") else "?"
         raise TransitionError(f"downgrade {proposal_id} was already {p['status']} by {by}")
+    if decision == "approve":
+        rc = led.raw_nodes()[nid].get("return_condition")
+        req = next(
+            (r for r in (rc["required_facts"] if rc else []) if r["id"] == p["requirement"]), None
+        )
+        if req is None:
+            raise TransitionError(
+                f"downgrade {proposal_id}: {nid}/{p['requirement']} is no longer in {nid}'s return "
+                "condition (retired at a revision); it can only be rejected"
+            )
+        if req["status"] in ("satisfied", "waived"):
+            raise TransitionError(
+                f"downgrade {proposal_id}: {nid}/{p['requirement']} is already {req['status']}; "
+                "it can only be rejected"
+            )
     with led.batch(led.last_session, marker="batch_committed", label="downgrade") as b:
         b.emit(
             "downgrade_decided",

@@ -22,8 +22,10 @@ class AddResult:
 
 def read_text_artifact(path: Path) -> str:
     """Read a source file; refuse what is not usable text, naming the file and the problem."""
-    if not path.exists() or not path.is_file():
+    if not path.exists():
         raise InputError(f"{path}: no such file")
+    if not path.is_file():
+        raise InputError(f"{path}: not a regular file (a directory?); sources are text files")
     size = path.stat().st_size
     if size == 0:
         raise InputError(f"{path}: file is empty")
@@ -55,8 +57,9 @@ def add_source(
     blob = text.encode("utf-8")
     digest = hashlib.sha256(blob).hexdigest()
     name = title or p.stem
-    if digest in {s.id for s in led.sources()}:
-        return AddResult(digest, name, added=False)
+    stored = next((s for s in led.sources() if s.id == digest), None)
+    if stored is not None:  # same content: stored once, under its first title
+        return AddResult(digest, stored.title, added=False)
     rel = f"{SOURCES_DIR}/{digest}.txt"
     target = led.path / rel
     target.parent.mkdir(exist_ok=True)
