@@ -45,3 +45,26 @@ def test_metrics_text_and_list(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert main(["metrics", "--list"]) == 0
     assert "a root counts 1" in capsys.readouterr().out
     assert main(["metrics", str(tmp_path / "nope")]) == 2
+
+
+def test_report_shaped_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from curiosity_tui.analysis.rundata import RunSession
+
+    for cfg, depth in (("B-armed+cur", 2), ("C+cur", 3), ("B-armed-cur", 2), ("C-cur", 1)):
+        for i in range(2):
+            r = structural_run(cfg, f"r{i}", depth=depth, worked=depth)
+            if cfg.startswith("C"):
+                r.sessions = [
+                    RunSession(session=1, decision="PRESERVE", delta=-0.3),
+                    RunSession(session=2, decision="ANSWER", delta=0.0),
+                ]
+            write_run_file(r, tmp_path / f"{cfg}-r{i}.run.json")
+    assert main(["metrics", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "# The ledger (§8): final snapshots, mean over runs" in out
+    assert "| maximum depth | 2.00 | 3.00 | 2.00 | 1.00 |" in out
+    assert "| PRESERVE decisions / all decisions | — | 2/4 | — | 2/4 |" in out
+    assert "# P2: same store, with curator (self-ask + store | protocol arm)" in out
+    assert "| maximum depth reached | 2.00 | 3.00 |" in out
+    assert "| distinct nodes worked | 2.00 → 2.00 | 3.00 → 1.00 |" in out
+    assert out.index("## ledger") < out.index("## similarity") < out.index("## tokens")

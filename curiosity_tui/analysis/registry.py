@@ -19,6 +19,7 @@ Metrics register themselves with :func:`register`::
 from __future__ import annotations
 
 import difflib
+import importlib
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -150,13 +151,26 @@ class Registry:
         return name in self._metrics
 
     def __iter__(self) -> Iterator[Metric]:
-        return iter(list(self._metrics.values()))
+        return iter(self._ordered())
+
+    def _ordered(self) -> list[Metric]:
+        """Printing order, independent of which module happened to be imported first:
+        group (GROUP_ORDER), then shipping module (METRIC_MODULES), then registration."""
+
+        def rank(item: tuple[int, Metric]) -> tuple[int, int, int]:
+            i, m = item
+            g = GROUP_ORDER.index(m.group) if m.group in GROUP_ORDER else len(GROUP_ORDER)
+            mod = getattr(m.fn, "__module__", "")
+            k = METRIC_MODULES.index(mod) if mod in METRIC_MODULES else len(METRIC_MODULES)
+            return (g, k, i)
+
+        return [m for _, m in sorted(enumerate(self._metrics.values()), key=rank)]
 
     def __len__(self) -> int:
         return len(self._metrics)
 
     def names(self) -> list[str]:
-        return list(self._metrics)
+        return [m.name for m in self._ordered()]
 
     def copy(self) -> Registry:
         new = Registry()
@@ -164,8 +178,18 @@ class Registry:
         return new
 
 
-#: The registry every command uses. Importing ``curiosity_tui.analysis.metrics`` fills it.
+#: Table headings, in printing order; other groups print after these.
+GROUP_ORDER = ("ledger", "progression", "facts", "similarity", "bookkeeping", "tokens")
+
+#: The registry every command uses; :func:`default_registry` fills it.
 REGISTRY = Registry()
+
+#: Modules whose import registers the shipped metrics.
+METRIC_MODULES = (
+    "curiosity_tui.analysis.metrics",
+    "curiosity_tui.analysis.similarity",
+    "curiosity_tui.analysis.domains",
+)
 
 
 def register(
@@ -201,10 +225,6 @@ def get(name: str) -> Metric:
 
 def default_registry() -> Registry:
     """:data:`REGISTRY` with the shipped metrics loaded."""
-    from curiosity_tui.analysis import (  # noqa: F401  (register on import)
-        domains,
-        metrics,
-        similarity,
-    )
-
+    for module in METRIC_MODULES:  # in this order: registration order is printing order
+        importlib.import_module(module)
     return REGISTRY

@@ -1,6 +1,7 @@
 """Per-configuration metric tables for ``curiosity-tui metrics`` (text and JSON).
 
-Grouped by the registry's ``group`` (ledger, progression, facts, bookkeeping, tokens);
+First the report's own tables (§8 ledger; §4 P2, P3, tokens) for the configurations
+present; then every registry metric grouped by ``group``;
 one column per configuration present, each cell the mean over runs with n; per-run
 values listed under the table; between-configuration differences for the report's
 standard comparisons (P2, P3) when both sides are present, with bootstrap intervals.
@@ -50,6 +51,55 @@ PAIR_LABELS: dict[tuple[str, str], str] = {
 CONFIG_ORDER = ("A", "B", "B-armed+cur", "C+cur", "B-armed-cur", "C-cur")
 
 
+#: §8 "The Ledger": row title (the report's wording) -> metric
+LEDGER_ROWS: tuple[tuple[str, str], ...] = (
+    ("live nodes after the last session", "live_nodes"),
+    ("distinct nodes worked", "nodes_worked"),
+    ("  of those, by voluntary actions", "nodes_worked_voluntary"),
+    ("  by the forced focus alone", "nodes_worked_forced_only"),
+    ("closed nodes", "closed_nodes"),
+    ("of those, with >=1 entry in facts", "closed_with_facts"),
+    ("maximum depth", "max_depth"),
+)
+LEDGER_COLUMNS = ("B-armed+cur", "C+cur", "B-armed-cur", "C-cur")
+
+#: §4 P2 table rows
+P2_ROWS: tuple[tuple[str, str], ...] = (
+    ("voluntary progression, sessions 2-5", "voluntary_progression"),
+    ("voluntary progression, raw (forced work included)", "voluntary_progression_raw"),
+    ("questions persisting at pulse >= 3", "persistence_pulse3"),
+    ("entries in the facts field, total", "facts_total"),
+    ("facts entries per 1k tokens, all generation (pre-registered)", "facts_per_1k_all"),
+    ("facts entries per 1k tokens of the final call (supplementary)", "facts_per_1k_final"),
+    ("cross-domain share of question-to-question edges", "cross_domain_share"),
+    ("maximum depth reached", "max_depth"),
+    ("closed nodes with >=1 attached factual assertion", "closed_with_facts"),
+    ("nodes live after the last session", "live_nodes"),
+)
+
+#: §4 P3 table rows (with -> without curator)
+P3_ROWS: tuple[tuple[str, str], ...] = (
+    ("voluntary progression", "voluntary_progression"),
+    ("persistence at pulse >= 3", "persistence_pulse3"),
+    ("distinct nodes worked", "nodes_worked"),
+    ("similarity of new questions (regen_mean)", "regen_mean"),
+    ("near-duplicate share (regen_dup_share)", "regen_dup_share"),
+)
+
+#: §4 token and truncation rows
+TOKEN_ROWS: tuple[tuple[str, str], ...] = (
+    ("internal generation per session (tokens)", "tokens_internal_per_session"),
+    ("final deliverable call per session (tokens)", "tokens_final_per_session"),
+    ("final calls ended on 'length' (per run)", "final_calls_length"),
+    ("internal calls ended on 'length' (per run)", "internal_calls_length"),
+)
+
+
+class DecisionCount(BaseModel):
+    preserve: int
+    decisions: int
+
+
 class MetricsDoc(BaseModel):
     configs: list[str]
     runs: dict[str, list[str]]
@@ -58,6 +108,8 @@ class MetricsDoc(BaseModel):
     checks_vs_actions: dict[str, Correlation]  # config -> r over sessions 2..
     #: regen_dup_share, pooled variant: duplicates over all questions of the configuration
     regen_dup_share_pooled: dict[str, PooledShare] = Field(default_factory=dict)
+    #: PRESERVE decisions / all decisions, pooled over the configuration's sessions (§8)
+    decisions: dict[str, DecisionCount] = Field(default_factory=dict)
     #: similarity reference points (§4): supplied sets, then each configuration's own
     reference: list[ReferencePoint] = Field(default_factory=list)
 
@@ -99,7 +151,15 @@ def build(
         if "regen_dup_share" in names
         else {}
     )
+    decisions = {}
+    for c, rs in by_config.items():
+        ds = [s.decision for r in rs for s in r.committed_sessions() if s.decision]
+        decisions[c] = DecisionCount(
+            preserve=sum(1 for d in ds if d == "PRESERVE"),
+            decisions=sum(1 for d in ds if d in ("PRESERVE", "ANSWER")),
+        )
     return MetricsDoc(
+        decisions=decisions,
         regen_dup_share_pooled=pooled,
         reference=points,
         configs=configs,
@@ -118,13 +178,72 @@ def metrics_json(
     return json.dumps(build(runs, registry, references).model_dump(mode="json"), indent=1)
 
 
+def _cell(doc: MetricsDoc, metric: str, config: str) -> str:
+    agg = doc.metrics.get(metric, {}).get(config)
+    return "—" if agg is None or agg.value is None else fmt(agg.value)
+
+
+def _table(doc: MetricsDoc, rows: Sequence[tuple[str, str]], cols: Sequence[str]) -> list[str]:
+    out = ["| | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
+    for label, metric in rows:
+        if metric in doc.metrics:
+            out.append(f"| {label} | " + " | ".join(_cell(doc, metric, c) for c in cols) + " |")
+    return out
+
+
+def _report_tables(doc: MetricsDoc) -> list[str]:
+    """The report's own tables (§8 ledger; §4 P2, P3, tokens) for the configurations present."""
+    out: list[str] = []
+    cols = [c for c in LEDGER_COLUMNS if c in doc.configs]
+    if cols:
+        out.append("# The ledger (§8): final snapshots, mean over runs")
+        out += _table(doc, LEDGER_ROWS, cols)
+        pres = []
+        for c in cols:
+            d = doc.decisions.get(c)
+            pres.append("—" if d is None or d.decisions == 0 else f"{d.preserve}/{d.decisions}")
+        out.append("| PRESERVE decisions / all decisions | " + " | ".join(pres) + " |")
+        out.append("")
+    for title, pair in (
+        ("P2: same store, with curator", ("B-armed+cur", "C+cur")),
+        ("P2: same store, without curator", ("B-armed-cur", "C-cur")),
+    ):
+        if all(c in doc.configs for c in pair):
+            out.append(f"# {title} (self-ask + store | protocol arm)")
+            out += _table(doc, P2_ROWS, pair)
+            out.append("")
+    arms = [
+        (label, w, wo)
+        for label, w, wo in (
+            ("self-ask + store: with → without", "B-armed+cur", "B-armed-cur"),
+            ("protocol arm: with → without", "C+cur", "C-cur"),
+        )
+        if w in doc.configs and wo in doc.configs
+    ]
+    if arms:
+        out.append("# P3: curator removal")
+        out.append("| | " + " | ".join(a[0] for a in arms) + " |")
+        out.append("|---|" + "---|" * len(arms))
+        for label, metric in P3_ROWS:
+            if metric in doc.metrics:
+                cells = [f"{_cell(doc, metric, w)} → {_cell(doc, metric, wo)}" for _, w, wo in arms]
+                out.append(f"| {label} | " + " | ".join(cells) + " |")
+        out.append("")
+    out.append("# Tokens and truncation (completion tokens; curator calls excluded)")
+    out += _table(doc, TOKEN_ROWS, doc.configs)
+    out.append("")
+    return out
+
+
 def format_tables(
     runs: Sequence[RunData],
     registry: Registry,
     references: Sequence[tuple[str, ReferenceSet]] = (),
 ) -> str:
     doc = build(runs, registry, references)
-    out: list[str] = []
+    out = _report_tables(doc)
+    out.append("# All registry metrics (mean over runs, n = runs with a value)")
+    out.append("")
     groups: dict[str, list[str]] = {}
     for m in registry:
         groups.setdefault(m.group, []).append(m.name)
