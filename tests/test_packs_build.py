@@ -73,6 +73,7 @@ def test_pack_has_no_configuration_field_or_queue_label(built) -> None:  # type:
         assert word.lower() not in item_text.lower(), word
     assert not re.search(r"\bq\d+\b", item_text)  # no node ids
     assert not re.search(r"\(s\d+\)", item_text)  # no session tags
+    assert not re.search(r"(?m)^\s*[?=] ", item_text)  # no return-condition lines
     everything = _rater_visible_text(res.packdir)
     for word in CONFIGS[2:]:
         assert word not in everything
@@ -91,7 +92,7 @@ def test_layout_is_uniform_and_no_store_arms_have_empty_input(built) -> None:  #
         if config in ("A", "B"):
             assert it.sections[1] == ""
         else:
-            assert it.sections[1].startswith("* ")
+            assert it.sections[1].startswith("- ")
         assert it.sections[0] and it.sections[2]
 
 
@@ -134,7 +135,7 @@ def test_input_section_is_rendered_from_snapshot_after_session_4(runs: Path) -> 
         assert mat.later_input == neutral_input(nodes, 5)
         open_texts = [n["text"] for n in nodes.values() if n["status"] == "open"]
         for text in open_texts:
-            assert f"* {text}" in mat.later_input
+            assert f"- {text}" in mat.later_input
         assert "[unchecked]" in led.rendering(5)  # the original rendering had the labels
     finally:
         led.close()
@@ -220,6 +221,7 @@ def test_incomplete_run_is_refused(tmp_path: Path) -> None:
         ("[1] q3 | status: open | pulse: 2 | parent: q1\nText", "Text"),
         ("Plain prose: with a colon stays.", "Plain prose: with a colon stays."),
         ("Ordinary text\n\n\n\nmore", "Ordinary text\n\nmore"),
+        ("- a question\n* a fact\n? a required fact\n= closure test", "- a question\n* a fact"),
     ],
 )
 def test_strip_labels(raw: str, expected: str) -> None:

@@ -147,7 +147,6 @@ def test_leakcheck_finds_the_family_leak_on_six_configurations(tmp_path: Path) -
     assert fam.classes == {"A (single answer)": 3, "B (bare self-ask)": 3, "store-bearing": 12}
     assert fam.accuracy is not None and fam.chance is not None
     assert fam.accuracy > fam.chance and fam.verdict.startswith("LEAK")
-    assert any(f.startswith("s2_") for f in fam.top_features)  # the input listing gives it away
     assert {t.task for t in rep.tasks} == {"families", "C-vs-B-armed", "curator", "configurations"}
 
 

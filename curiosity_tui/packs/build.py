@@ -116,15 +116,20 @@ _MARK_RE = re.compile(
 _TAG_RE = re.compile(r"</?\s*(?:PRESERVE|ANSWER|OPEN[_ ]LAYER)\s*/?>", re.IGNORECASE)
 _ID_PIPE_RE = re.compile(r"^\s*(?:\[\d+\]\s*)?q\d+\s*\|.*$")
 _HEADER_RE = re.compile(r"^\s*QUESTION LEDGER\b", re.IGNORECASE)
+# The protocol deliverable's return-condition lines: "? required fact", "= closure test".
+_RC_LINE_RE = re.compile(r"^\s*[?=]\s")
 _REQ_ID_RE = re.compile(r"^(?P<lead>\s*[-*•]\s*)r\d+\s*:\s*")
 _SESSION_TAG_RE = re.compile(r"^(?P<lead>\s*[-*•]\s*)\(s\d+\)\s*")
 
 
 def strip_labels(text: str) -> str:
-    """Remove field names, return-condition marks, queue labels and protocol tags."""
+    """Remove field names, return conditions and their marks, queue labels and protocol tags.
+
+    Lines of the protocol deliverable that carry a return condition (``? required fact``,
+    ``= closure test``) are dropped whole: they exist only in the protocol arm."""
     out: list[str] = []
     for line in text.replace("\r\n", "\n").split("\n"):
-        if _ID_PIPE_RE.match(line) or _HEADER_RE.match(line):
+        if _ID_PIPE_RE.match(line) or _HEADER_RE.match(line) or _RC_LINE_RE.match(line):
             continue  # rendering headers: "[1] q3 | status: open | pulse: 2 | ..."
         line = _TAG_RE.sub("", line)
         line = _MARK_RE.sub("", line)
@@ -147,15 +152,16 @@ def neutral_input(nodes: Mapping[str, Mapping[str, Any]], session: int) -> str:
     """The store as session ``session`` received it, without any label.
 
     Open nodes in the S2 queue order (``curiosity_tui.ledger.queue.queue``); for each, its
-    question and up to the last five facts. Nothing else: no id, status, pulse, parent,
+    question (``- ``, as questions are marked in delivered text) and up to the last five
+    facts (indented ``* ``, as facts are marked). Nothing else: no id, status, pulse, parent,
     queue position, return condition, check mark or preserved count."""
     from curiosity_tui.ledger.queue import queue
 
     blocks: list[str] = []
     for node in queue(list(nodes.values()), session):
-        lines = [f"* {_one_block(str(node['text']))}"]
+        lines = [f"- {_one_block(str(node['text']))}"]
         for fact in list(node.get("facts") or [])[-RENDER_FACTS:]:
-            lines.append(f"    - {_one_block(str(fact['text']), '      ')}")
+            lines.append(f"    * {_one_block(str(fact['text']), '      ')}")
         blocks.append("\n".join(lines))
     return strip_labels("\n\n".join(blocks))
 
@@ -255,7 +261,7 @@ _SENT_RE = re.compile(r"(?<=[.!?])\s+")
 
 
 def _input_blocks(section2: str) -> list[str]:
-    return [b.strip() for b in section2.split("\n\n") if b.strip().startswith("*")]
+    return [b.strip() for b in section2.split("\n\n") if b.strip().startswith("- ")]
 
 
 def _restate(block: str) -> str:

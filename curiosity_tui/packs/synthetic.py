@@ -55,21 +55,26 @@ def _essay(rng: random.Random, sentences: int) -> str:
 
 
 def _output(rng: random.Random, config: str, session: int, asked: list[str]) -> str:
+    """Delivered text in the shapes ``protocol/session.py`` writes: A an essay; B "- question"
+    lines; B-armed "- question", "* fact", "> action note"; C an answer or a node status,
+    "- living question", "* fact", "> note", and on PRESERVE "? required fact" / "= test"."""
     if config == "A":
         return _essay(rng, 6 + rng.randint(0, 3))
     if config == "B":
-        qs = [f"- What about {rng.choice(_TOPICS)}?" for _ in range(3)]
-        return "Questions to pursue next:\n" + "\n".join(qs) + "\n\n" + _essay(rng, 2)
-    text = _essay(rng, 3)
-    if asked:
-        text = f"Returning to {asked[-1].rstrip('?').lower()}: " + text
+        return "\n".join(f"- What about {rng.choice(_TOPICS)}?" for _ in range(3))
+    lines: list[str] = []
+    preserve = config.startswith("C") and rng.random() < 0.85
     if config.startswith("C"):
-        text += (
-            "\n\nLiving questions:\n"
-            + "\n".join(f"- How much did {rng.choice(_TOPICS)} matter?" for _ in range(2))
-            + "\nReturn condition: a count of editions per city for 1517-1520."
-        )
-    return text
+        if not preserve:
+            lines += [_essay(rng, 2), ""]
+        lines += [f"Status: open; the question about {rng.choice(_TOPICS)} is kept open.", ""]
+    lines += [f"- How far did {rng.choice(_TOPICS)} matter?" for _ in range(rng.randint(1, 3))]
+    lines += [f"* {_claim(rng)}" for _ in range(rng.randint(1, 3))]
+    if asked:
+        lines.append(f"> returned to: {asked[-1]}")
+    if preserve:
+        lines += ["? A count of editions per city for 1517-1520.", "= the count explains the speed"]
+    return "\n".join(lines)
 
 
 def make_run(
@@ -164,8 +169,8 @@ def hand_made_materials(n_per_config: int = 1, configs: tuple[str, ...] = CONFIG
                         "Wittenberg presses issued about 400 editions in 1520."
                     ),
                     later_input=(
-                        "* Why did pamphlets spread so fast?\n    - Presses existed in over 200 towns.\n\n"
-                        "* How did reprints travel between cities?"
+                        "- Why did pamphlets spread so fast?\n    * Presses existed in over 200 towns.\n\n"
+                        "- How did reprints travel between cities?"
                         if store
                         else ""
                     ),
