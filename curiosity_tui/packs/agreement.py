@@ -340,9 +340,9 @@ def confusion_matrix(a: Sequence[Any], b: Sequence[Any], labels: Sequence[Any]) 
 
 def _cluster_weights(rng: np.random.Generator, n_clusters: int, size: int) -> np.ndarray:
     """``size`` × ``n_clusters`` draw counts: how often each cluster appears in a replicate."""
-    dtype = np.int32 if size * n_clusters < 2**31 else np.int64
+    dtype: type[np.signedinteger] = np.int32 if size * n_clusters < 2**31 else np.int64
     idx = rng.integers(0, n_clusters, size=(size, n_clusters), dtype=dtype)
-    idx += (np.arange(size, dtype=dtype) * n_clusters)[:, None]
+    np.add(idx, (np.arange(size, dtype=dtype) * n_clusters)[:, None], out=idx)
     return (
         np.bincount(idx.ravel(), minlength=size * n_clusters)
         .reshape(size, n_clusters)
