@@ -174,3 +174,32 @@ def test_structural_run_builder_hits_its_figures() -> None:
     assert get("live_nodes")(r) == 3
     r1 = structural_run("C-cur", "r1", depth=1, worked=6)
     assert get("max_depth")(r1) == 1 and get("nodes_worked")(r1) == 6
+
+
+def test_bookkeeping_counts_and_internal_truncation() -> None:
+    calls = [
+        RunCall(kind="candidate", internal=True, finish_reason="length"),
+        RunCall(kind="candidate", internal=True, finish_reason="stop"),
+        RunCall(kind="curator", internal=False, finish_reason="length"),  # not a session call
+    ]
+    r = run_of(
+        sessions=[
+            RunSession(session=1, counts=RunCounts(dependency_checks=2), calls=calls),
+            RunSession(session=2, counts=RunCounts(dependency_checks=1), calls=calls),
+            RunSession(session=3, counts=RunCounts(dependency_checks=5), status="failed"),
+        ]
+    )
+    assert get("dependency_checks_total")(r) == 3.0  # failed sessions do not count
+    assert get("internal_calls_length")(r) == 2.0
+    assert get("final_calls_length")(r) == 0.0
+
+
+def test_the_numerator_only_variant_is_computed_nowhere() -> None:
+    # 2 voluntary actions, forced focus, 2 checks, 3 questions: the report's definition
+    # gives 2/5 = 0.40, raw gives 5/8; excluding forced work from the numerator only
+    # would give 2/8 = 0.25 — a variant recorded in §4 and used nowhere.
+    r = run_of(sessions=[_session(2, 2, 3, forced=True, checks=2)])
+    values = {m.name: m(r) for m in default_registry()}
+    assert values["voluntary_progression"] == pytest.approx(0.40)
+    assert values["voluntary_progression_raw"] == pytest.approx(5 / 8)
+    assert all(v is None or v != pytest.approx(0.25) for v in values.values())
