@@ -14,6 +14,7 @@ from curiosity_tui.analysis.prereg import (
     lock,
     lock_metadata,
     parse_plan,
+    plan_diffs,
     read_chain,
     require_lock,
     verify_chain,
@@ -191,6 +192,10 @@ def test_lock_appends_a_hash_chain_and_amendments_need_reasons(tmp_path: Path) -
     e3 = lock(plan, "after-rater-1", reason="no change, recorded")
     e4 = lock(plan, "after-rater-2", reason="no change, recorded")
     e5 = lock(plan, "after-key", reason="done")
+    diff = plan_diffs(read_chain(chain))
+    assert diff.startswith("seq 1 (before-runs) → seq 2 (after-mechanical-results): admit coverage")
+    assert '-metrics = ["max_depth"]' in diff and '+metrics = ["max_depth", "nodes_worked"]' in diff
+    assert "seq 2 (after" in diff and "seq 3" not in diff.split("\n", 1)[1]
     assert [e.seq for e in read_chain(chain)] == [1, 2, 3, 4, 5]
     assert e3.stage == "after-rater-1" and e4.prev == e3.hash and e5.prev == e4.hash
     rep = verify_chain(chain)
@@ -272,6 +277,8 @@ def test_cli_prereg_lock_show_verify(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "(plan unchanged)" in out
     assert main(["prereg", "show", str(chain), "--plan", "1"]) == 0
     assert capsys.readouterr().out == plan.read_text()
+    assert main(["prereg", "show", str(chain), "--diff"]) == 0
+    assert capsys.readouterr().out.strip() == "the plan text never changed"
     assert main(["prereg", "verify", str(chain)]) == 0
     assert "ok, 2 entries" in capsys.readouterr().out
     chain.write_text(chain.read_text().replace("before-runs", "after-shakeout", 1))

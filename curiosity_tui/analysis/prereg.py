@@ -567,3 +567,25 @@ def format_chronology(entries: list[LockEntry]) -> str:
 
 def _same_plan(entries: list[LockEntry], e: LockEntry) -> bool:
     return entries[e.seq - 2].plan_sha256 == e.plan_sha256
+
+
+def plan_diffs(entries: list[LockEntry]) -> str:
+    """Unified diffs of the plan text between consecutive locks where it changed."""
+    import difflib
+
+    out: list[str] = []
+    for prev, cur in zip(entries, entries[1:], strict=False):
+        if prev.plan_sha256 == cur.plan_sha256:
+            continue
+        out.append(f"seq {prev.seq} ({prev.stage}) → seq {cur.seq} ({cur.stage}): {cur.reason}")
+        out.extend(
+            line.rstrip("\n")
+            for line in difflib.unified_diff(
+                prev.plan_text.splitlines(keepends=True),
+                cur.plan_text.splitlines(keepends=True),
+                fromfile=f"seq {prev.seq}",
+                tofile=f"seq {cur.seq}",
+            )
+        )
+        out.append("")
+    return "\n".join(out) if out else "the plan text never changed"

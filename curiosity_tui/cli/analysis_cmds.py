@@ -50,6 +50,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         sp.add_argument("--json", action="store_true", help="machine-readable output")
         if name == "show":
             sp.add_argument("--plan", type=int, metavar="SEQ", help="print that entry's plan text")
+            sp.add_argument(
+                "--diff", action="store_true", help="show what each amendment changed in the plan"
+            )
         sp.set_defaults(handler=fn)
     p.set_defaults(handler=lambda a: (p.print_help(), 2)[1])
 
@@ -122,7 +125,7 @@ def _prereg_lock(args: argparse.Namespace) -> int:
 
 
 def _prereg_show(args: argparse.Namespace) -> int:
-    from curiosity_tui.analysis.prereg import format_chronology, read_chain
+    from curiosity_tui.analysis.prereg import format_chronology, plan_diffs, read_chain
 
     chain = _chain_arg(args.chain)
     if not chain.is_file():
@@ -136,6 +139,8 @@ def _prereg_show(args: argparse.Namespace) -> int:
         return 0
     if args.json:
         print(json.dumps([e.model_dump() for e in entries], indent=1))
+    elif args.diff:
+        print(plan_diffs(entries))
     else:
         print(f"{chain}")
         print(format_chronology(entries))
