@@ -437,22 +437,21 @@ def bootstrap_by_cluster(
     c_n = _cluster_sum(np.ones(arr.shape[0]), cidx, n_c)
     c_cat = _cluster_sum(arr, cidx, n_c)
     c_d = _cluster_sum(_alpha_item_disagreement(arr), cidx, n_c)
+    stats = np.column_stack([c_p, c_n, c_d, c_cat])
 
     rng = np.random.default_rng(seed)
     out: dict[str, list[np.ndarray]] = {s: [] for s in statistics}
     done = 0
     while done < n_boot:
         size = min(chunk, n_boot - done)
-        w = _cluster_weights(rng, n_c, size)
-        s_p = w @ c_p
-        s_n = w @ c_n
-        cat = w @ c_cat
+        agg = _cluster_weights(rng, n_c, size) @ stats  # one product per chunk
+        s_p, s_n, s_d, cat = agg[:, 0], agg[:, 1], agg[:, 2], agg[:, 3:]
         if "raw_agreement" in out:
             out["raw_agreement"].append(s_p / s_n)
         if "fleiss_kappa" in out:
             out["fleiss_kappa"].append(_fleiss_from_stats(s_p, s_n, cat))
         if "krippendorff_alpha" in out:
-            out["krippendorff_alpha"].append(_alpha_from_stats(w @ c_d, cat))
+            out["krippendorff_alpha"].append(_alpha_from_stats(s_d, cat))
         done += size
     return {s: _interval(np.concatenate(v), confidence, n_boot, seed) for s, v in out.items()}
 
