@@ -296,3 +296,12 @@ def test_runs_recording_a_foreign_lock_are_noted(tmp_path: Path) -> None:
         n == f"1 run(s) record a lock that is not in this chain: {runs[1].run_id}"
         for n in rep.verdict.notes
     )
+
+
+def test_short_runs_are_noted() -> None:
+    from curiosity_tui.analysis.rundata import RunSession
+
+    runs = report_runs()
+    runs[0].sessions = [RunSession(session=1), RunSession(session=2, status="failed")]
+    v = evaluate_rule(parse_plan(plan_text('["max_depth"]')), runs)
+    assert f"C+cur: fewer than the registered 5 sessions committed in {runs[0].run_id}" in v.notes

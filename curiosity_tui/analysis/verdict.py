@@ -191,6 +191,16 @@ def evaluate_rule(
         unreg = sum(1 for r in groups.get(cfg, []) if r.unregistered)
         if unreg:
             notes.append(f"{cfg}: {unreg} run(s) were started --unregistered")
+        short = [
+            r.run_id
+            for r in groups.get(cfg, [])
+            if r.sessions and len(r.committed_sessions()) < plan.sessions
+        ]
+        if short:
+            notes.append(
+                f"{cfg}: fewer than the registered {plan.sessions} sessions committed in "
+                + ", ".join(short)
+            )
 
     by_metric: list[MetricClauses] = []
     for metric in plan.rule.metrics:
