@@ -66,6 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--json", action="store_true")
     a.add_argument("--boot", type=int, default=10_000, help="bootstrap samples (default 10000)")
     a.add_argument("--seed", type=int, default=0)
+    a.add_argument("--tui", action="store_true", help="show the agreement screen instead of text")
     a.set_defaults(handler=_agreement)
 
     u = sub.add_parser(
@@ -175,6 +176,13 @@ def _agreement(args: argparse.Namespace) -> int:
 
     if args.boot < 0:
         raise InputError("--boot must be ≥ 0")
+    if args.tui:
+        from curiosity_tui.packs.pack import Pack
+        from curiosity_tui.screens.rating_app import AgreementApp
+
+        Pack.open(args.packdir)  # fail with one line before the terminal is taken over
+        AgreementApp(args.packdir, n_boot=args.boot, seed=args.seed).run()
+        return 0
     rep = pack_agreement(args.packdir, n_boot=args.boot, seed=args.seed)
     if args.json:
         _print_json(rep)

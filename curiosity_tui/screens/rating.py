@@ -174,7 +174,8 @@ class RatingScreen(Screen[None]):
     def _refresh_status(self) -> None:
         s = self.session
         self.query_one("#rating-status", Static).update(
-            f"item {self.index + 1} of {s.n} · rated {s.done()} of {s.n} · rater {s.rater}"
+            f"item {self.index + 1} of {s.n} ({self.item_id}) · rated {s.done()} of {s.n} · "
+            f"rater {s.rater}"
         )
 
     def _message(self, text: str, kind: str = "") -> None:

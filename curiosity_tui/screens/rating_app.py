@@ -24,3 +24,22 @@ class RatingApp(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(self.rating_screen)
+
+
+class AgreementApp(App[None]):
+    """Hosts :class:`~curiosity_tui.screens.agreement.AgreementScreen` for
+    ``curiosity-tui agreement PACKDIR --tui`` (coordinator only; never reachable from
+    :class:`RatingApp`, since a rater must not see other raters' work)."""
+
+    TITLE = "curiosity-tui · agreement"
+
+    def __init__(self, packdir: str | Path, *, n_boot: int = 10_000, seed: int = 0) -> None:
+        super().__init__()
+        self.packdir = Path(packdir)
+        self.n_boot = n_boot
+        self.seed = seed
+
+    def on_mount(self) -> None:
+        from curiosity_tui.screens.agreement import AgreementScreen
+
+        self.push_screen(AgreementScreen(self.packdir, n_boot=self.n_boot, seed=self.seed))
