@@ -15,7 +15,9 @@ CURATOR_ACTORS = ("model-curator",)
 
 def _check(actor: str, reason: str) -> None:
     if not (actor in CURATOR_ACTORS or (actor.startswith("human:") and actor[6:].strip())):
-        raise TransitionError(f"curator actions need actor model-curator or human:<name>, not {actor!r}")
+        raise TransitionError(
+            f"curator actions need actor model-curator or human:<name>, not {actor!r}"
+        )
     if not reason or not reason.strip():
         raise TransitionError("a curator action needs a reason")
 
@@ -37,7 +39,12 @@ def set_priority(led: Ledger, node_id: str, priority: int | None, reason: str, a
         raise TransitionError(f"{node_id} is {n['status']}; revive it before prioritising")
     with led.batch(led.last_session, marker="batch_committed", label="curator") as b:
         if n["status"] == "dormant":
-            b.emit("status_changed", node_id, actor, {"to": "open", "reason": f"revived to prioritise: {reason}"})
+            b.emit(
+                "status_changed",
+                node_id,
+                actor,
+                {"to": "open", "reason": f"revived to prioritise: {reason}"},
+            )
         b.emit("curator_priority_set", node_id, actor, {"priority": priority, "reason": reason})
 
 
@@ -69,7 +76,9 @@ def revive(led: Ledger, node_id: str, reason: str, actor: str) -> None:
     _check(actor, reason)
     n = _node(led, node_id)
     if n["status"] not in ("dormant", "archived"):
-        raise TransitionError(f"{node_id} is {n['status']}; only dormant or archived nodes can be revived")
+        raise TransitionError(
+            f"{node_id} is {n['status']}; only dormant or archived nodes can be revived"
+        )
     with led.batch(led.last_session, marker="batch_committed", label="curator") as b:
         b.emit("status_changed", node_id, actor, {"to": "open", "reason": reason})
 

@@ -479,6 +479,7 @@ def _dg_decided(st, seq, session, node, actor, d):
                 raise CorruptLedgerError(
                     f"event seq {seq}: downgrade {p['id']} decided twice", seq=seq
                 )
+            r = _requirement(n, p["requirement"], seq)  # before any change: folds are atomic
             p["status"] = "approved" if d["decision"] == "approve" else "rejected"
             p["decision"] = {
                 "decision": d["decision"],
@@ -488,7 +489,6 @@ def _dg_decided(st, seq, session, node, actor, d):
                 "session": session,
             }
             if d["decision"] == "approve":
-                r = _requirement(n, p["requirement"], seq)
                 if p["action"] == "waive":
                     r["status"] = "waived"
                 else:
@@ -506,8 +506,9 @@ def _dg_decided(st, seq, session, node, actor, d):
     needs_node=False,
 )
 def _decay(st, seq, session, node, actor, d):
-    for nid in d["nodes"]:
-        st.node(nid, seq)["status"] = "dormant"
+    targets = [st.node(nid, seq) for nid in d["nodes"]]  # all known before any changes
+    for n in targets:
+        n["status"] = "dormant"
 
 
 @_kind(
@@ -574,14 +575,18 @@ def _batch_committed(st, seq, session, node, actor, d):
 COMMIT_MARKERS = frozenset({"session_committed", "batch_committed"})
 
 
-def validate_data(kind: str, data: dict[str, Any], *, seq: int | None = None) -> dict[str, Any]:
-    """Validate an event's data against its kind's schema; return the normalised dict."""
+def validate_data(
+    kind: str, data: dict[str, Any], *, seq: int | None = None, dump: bool = True
+) -> dict[str, Any]:
+    """Validate an event's data against its kind's schema; return the normalised dict
+    (``dump=False``: validate only and return ``data`` itself — what replay needs)."""
     spec = EVENT_KINDS.get(kind)
     where = f"seq {seq}: " if seq is not None else ""
     if spec is None:
         raise CorruptLedgerError(f"{where}unknown event kind {kind!r}", seq=seq)
     try:
-        return spec.schema.model_validate(data).model_dump(mode="json")
+        model = spec.schema.model_validate(data)
+        return model.model_dump(mode="json") if dump else data
     except ValidationError as err:
         first = err.errors()[0]
         loc = ".".join(str(p) for p in first["loc"])

@@ -98,6 +98,66 @@ def scan(path: Path, *, start_seq: int = 1, prev: str = GENESIS, offset: int = 0
     a crash can only leave a prefix of one write, never a damaged complete line.
     """
     data = path.read_bytes()[offset:] if path.exists() else b""
+    lines = data.split(b"\n")
+    fragment = lines.pop()  # b"" when the file ends with a newline
+    parsed = _parse_all(lines)
+    if parsed is None:  # some line is not JSON: the careful path names its seq
+        return _scan_lines(data, path, start_seq, prev, offset)
+    events: list[dict[str, Any]] = []
+    pending: list[dict[str, Any]] = []
+    committed_prev = prev
+    committed_bytes = offset
+    pos = 0
+    seq = start_seq
+    sha = hashlib.sha256
+    for raw, ev in zip(lines, parsed, strict=True):
+        if (
+            type(ev) is not dict
+            or ev.get("seq") != seq
+            or ev.get("prev") != prev
+            or len(raw) <= _HASH_SUFFIX_LEN
+            or raw[-_HASH_SUFFIX_LEN:-66] != b',"hash":"'
+        ):
+            _decode_line(raw, prev, seq, path)  # raises with the precise reason
+            raise CorruptLedgerError(f"{path}: seq {seq}: malformed event", path=str(path), seq=seq)
+        digest = sha(prev.encode("ascii") + raw[:-_HASH_SUFFIX_LEN] + b"}").hexdigest()
+        if digest != ev.get("hash"):
+            _decode_line(raw, prev, seq, path)
+            raise CorruptLedgerError(
+                f"{path}: seq {seq}: hash mismatch (event altered)", path=str(path), seq=seq
+            )
+        prev = digest
+        pending.append(ev)
+        seq += 1
+        pos += len(raw) + 1
+        if ev["kind"] in COMMIT_MARKERS:
+            events.extend(pending)
+            pending = []
+            committed_bytes = offset + pos
+            committed_prev = prev
+    residue_lines = len(pending) + (1 if fragment else 0)
+    return JournalScan(
+        events=events,
+        committed_bytes=committed_bytes,
+        residue_lines=residue_lines,
+        last_hash=committed_prev,
+        last_seq=start_seq - 1 + len(events),
+    )
+
+
+def _parse_all(lines: list[bytes]) -> list[Any] | None:
+    """Parse every line with one json.loads call (much cheaper than one call per line)."""
+    if not lines:
+        return []
+    try:
+        out = json.loads(b"[" + b",".join(lines) + b"]")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    return out if isinstance(out, list) and len(out) == len(lines) else None
+
+
+def _scan_lines(data: bytes, path: Path, start_seq: int, prev: str, offset: int) -> JournalScan:
+    """Line-by-line scan: slower, used to name the first bad line precisely."""
     events: list[dict[str, Any]] = []
     pending: list[dict[str, Any]] = []
     committed_prev = prev
@@ -128,6 +188,57 @@ def scan(path: Path, *, start_seq: int = 1, prev: str = GENESIS, offset: int = 0
         last_hash=committed_prev,
         last_seq=start_seq - 1 + len(events),
     )
+
+
+def chain_tail(path: Path) -> tuple[int, str, int, int]:
+    """Check the whole hash chain without parsing JSON; return (last committed seq, its hash,
+    byte offset just after it, residue lines after it).
+
+    This is what a ledger's open costs: one sha256 per line plus a few byte comparisons (the
+    top-level ``prev``/``seq``/``kind`` are found from the end of the line, where sorted keys
+    put them after ``data``, so nothing inside ``data`` can be mistaken for them). Any line
+    that fails is handed to :func:`scan`, which raises naming the file and seq.
+    """
+    if not path.exists():
+        return 0, GENESIS, 0, 0
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    fragment = lines.pop()
+    sha = hashlib.sha256
+    prev = GENESIS.encode("ascii")
+    seq = 1
+    pos = 0
+    last: tuple[int, str, int] = (0, GENESIS, 0)
+    pending = 0
+    for raw in lines:
+        digest = b""
+        p = raw.rfind(b',"prev":"')
+        ok = (
+            p > 0
+            and len(raw) > _HASH_SUFFIX_LEN
+            and raw[-_HASH_SUFFIX_LEN:-66] == b',"hash":"'
+            and raw[p + 9 : p + 73] == prev
+            and raw[p + 73 : p + 81] == b'","seq":'
+        )
+        if ok:
+            q = raw.find(b",", p + 81)
+            ok = raw[p + 81 : q] == str(seq).encode("ascii")
+        if ok:
+            digest = sha(prev + raw[:-_HASH_SUFFIX_LEN] + b"}").hexdigest().encode("ascii")
+            ok = digest == raw[-66:-2]
+        if not ok:
+            scan(path)  # raises with the precise reason and seq
+            raise CorruptLedgerError(f"{path}: seq {seq}: malformed event", path=str(path), seq=seq)
+        prev = digest
+        pos += len(raw) + 1
+        k = raw.rfind(b',"kind":"') + 9
+        if raw.startswith(b'session_committed"', k) or raw.startswith(b'batch_committed"', k):
+            last = (seq, digest.decode("ascii"), pos)
+            pending = 0
+        else:
+            pending += 1
+        seq += 1
+    return (*last, pending + (1 if fragment else 0))
 
 
 def iter_committed(path: Path) -> Iterator[dict[str, Any]]:

@@ -39,6 +39,10 @@ class BufferedAtomicStorage(Storage):
         self.path = Path(path)
         self._data: dict[str, Any] | None = None
         self.dirty = False
+        # serialisation cache: table -> doc id -> (the document object, its JSON text).
+        # A document is re-serialised when it is a new object or was marked changed in place.
+        self._ser: dict[str, dict[str, tuple[Any, bytes]]] = {}
+        self._marked: dict[str, set[str]] = {}
         if not self.path.exists() and not create:
             raise FileNotFoundError(path)
 
@@ -60,14 +64,45 @@ class BufferedAtomicStorage(Storage):
         self._data = data
         self.dirty = True
 
+    def mark(self, table: str, doc_ids: list[str]) -> None:
+        """Record documents changed in place (same object, new content) since the last flush."""
+        self._marked.setdefault(table, set()).update(doc_ids)
+
+    def _serialise(self, data: dict[str, Any]) -> bytes:
+        """The whole database as JSON bytes, re-encoding only documents that changed: a commit
+        that touches 20 nodes of 10,000 costs 20 encodes and one join, not a full json.dumps.
+        (TinyDB document ids are decimal strings and table names plain words, so they are
+        written without escaping.)"""
+        dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+        parts = []
+        new_ser: dict[str, dict[str, tuple[Any, bytes]]] = {}
+        for tname, table in data.items():
+            old_get = self._ser.get(tname, {}).get
+            marked = self._marked.get(tname, ())
+            cache: dict[str, tuple[Any, bytes]] = {}
+            for did, doc in table.items():
+                hit = old_get(did)
+                if hit is None or hit[0] is not doc or did in marked:
+                    hit = (doc, b'"%s":%s' % (did.encode("utf-8"), dumps(doc).encode("utf-8")))
+                cache[did] = hit
+            new_ser[tname] = cache
+            parts.append(
+                b'"%s":{%s}' % (tname.encode("utf-8"), b",".join(h[1] for h in cache.values()))
+            )
+        self._ser = new_ser
+        self._marked = {}
+        return b"{" + b",".join(parts) + b"}"
+
     def flush(self) -> None:
         if not self.dirty or self._data is None:
             return
         tmp = self.path.with_name(self.path.name + ".tmp")
-        blob = json.dumps(self._data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        blob = self._serialise(self._data)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
-            os.write(fd, blob)
+            view = memoryview(blob)
+            while view:
+                view = view[os.write(fd, view) :]
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -78,6 +113,8 @@ class BufferedAtomicStorage(Storage):
         """Forget buffered changes (the next read reloads the file)."""
         self._data = None
         self.dirty = False
+        self._ser = {}
+        self._marked = {}
 
     def close(self) -> None:
         return None
@@ -183,6 +220,7 @@ class ProjectionStore:
                     doc.update(fresh)
 
                 t.update(replace, doc_ids=upd)
+                self.storage.mark("nodes", [str(i) for i in upd])
             if new:
                 t.insert_multiple(Document(changed[nid], doc_id=int(nid[1:])) for nid in new)
 
