@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -18,6 +18,7 @@ from curiosity_tui.contract.rules import PILOT_01, PILOT_02, Contract, get_contr
 from curiosity_tui.contract.transitions import attempt_closure, record_check
 from curiosity_tui.errors import InputError, TransitionError
 from curiosity_tui.ledger import Ledger, RunMeta, verify
+from curiosity_tui.ledger.models import ContractName
 from curiosity_tui.protocol.client import ModelClient
 from curiosity_tui.protocol.demo import DemoResponder
 from curiosity_tui.protocol.runner import run_ledger
@@ -31,7 +32,10 @@ GRABE = "Bibliographic studies (e.g., by H.J. Grabe) indicate Nuremberg produced
 
 def make_ledger(path: Path, contract: str) -> Ledger:
     """A C-cur ledger whose seed q1 carries a return condition with r1 and r2 (unchecked)."""
-    led = Ledger.create(path, RunMeta(name=path.name, seed=SEED, config="C-cur", contract=contract))  # type: ignore[arg-type]
+    led = Ledger.create(
+        path,
+        RunMeta(name=path.name, seed=SEED, config="C-cur", contract=cast(ContractName, contract)),
+    )
     with led.batch(1, marker="batch_committed", label="setup") as b:
         b.emit(
             "return_condition_set",
@@ -58,12 +62,24 @@ def kinds(led: Ledger, session: int | None = None) -> list[str]:
     return [e.kind for e in led.events() if session is None or e.session == session]
 
 
-def check(led: Ledger, contract: Contract, rid: str, satisfied: bool, session: int = 2, **kw: Any) -> Any:
+def check(
+    led: Ledger, contract: Contract, rid: str, satisfied: bool, session: int = 2, **kw: Any
+) -> Any:
     with led.batch(session, marker="batch_committed", label="check") as b:
-        return record_check(b, contract, "q1", rid, satisfied=satisfied, evidence_text=kw.pop("evidence_text", GRABE), **kw)
+        return record_check(
+            b,
+            contract,
+            "q1",
+            rid,
+            satisfied=satisfied,
+            evidence_text=kw.pop("evidence_text", GRABE),
+            **kw,
+        )
 
 
-def answer(led: Ledger, contract: Contract, session: int = 3, text: str = "The press was an accelerant.") -> Any:
+def answer(
+    led: Ledger, contract: Contract, session: int = 3, text: str = "The press was an accelerant."
+) -> Any:
     with led.batch(session, marker="batch_committed", label="answer") as b:
         return attempt_closure(b, contract, "q1", answer=text, delta=-0.0667)
 
@@ -76,7 +92,9 @@ def test_contracts_are_data_with_the_two_fixes_only_in_pilot02() -> None:
     assert (PILOT_01.evidence_required, PILOT_01.closure_bound) == (False, False)
     assert (PILOT_02.evidence_required, PILOT_02.closure_bound) == (True, True)
     # the checker instruction as run (the clause §5 quotes), and its correction
-    assert "by facts on file or by knowledge you can state concretely" in PILOT_01.checker_instruction
+    assert (
+        "by facts on file or by knowledge you can state concretely" in PILOT_01.checker_instruction
+    )
     assert "knowledge you can state concretely" not in PILOT_02.checker_instruction
     assert "source id" in PILOT_02.checker_instruction
     with pytest.raises(InputError, match="pilot-03"):
@@ -152,11 +170,23 @@ def test_pilot02_answer_over_unmet_requirements_is_blocked(tmp_path: Path) -> No
         assert q1["status"] == "open"
         assert "node_closed" not in kinds(led)
         evs = [e for e in led.events() if e.session == 3]
-        assert [e.kind for e in evs][:3] == ["node_answered", "closure_blocked", "candidate_preserved"]
+        assert [e.kind for e in evs][:3] == [
+            "node_answered",
+            "closure_blocked",
+            "candidate_preserved",
+        ]
         blocked = evs[1]
-        assert blocked.data == {"unmet": ["r1", "r2"], "contract": "pilot-02"} and blocked.seq == out.seq
+        assert (
+            blocked.data == {"unmet": ["r1", "r2"], "contract": "pilot-02"}
+            and blocked.seq == out.seq
+        )
         # the answer is kept, as a preserved artifact with its reason
-        assert q1["preserved"][-1] == {"session": 3, "text": text, "delta": -0.0667, "reason": "closure_blocked"}
+        assert q1["preserved"][-1] == {
+            "session": 3,
+            "text": text,
+            "delta": -0.0667,
+            "reason": "closure_blocked",
+        }
     assert verify(tmp_path / "l").ok
 
 
@@ -180,25 +210,70 @@ def test_pilot02_closes_when_requirements_met_and_refuses_closed_node(tmp_path: 
         with led.batch(2, marker="batch_committed", label="a") as b:
             out = attempt_closure(b, PILOT_02, q2, answer="yes", delta=0.0)
         assert out.closed and led.raw_nodes()[q2]["status"] == "closed"
-        with pytest.raises(TransitionError, match="closed"):
-            with led.batch(2, marker="batch_committed", label="a") as b:
-                attempt_closure(b, PILOT_02, q2, answer="again", delta=0.0)
+        with (
+            pytest.raises(TransitionError, match="closed"),
+            led.batch(2, marker="batch_committed", label="a") as b,
+        ):
+            attempt_closure(b, PILOT_02, q2, answer="again", delta=0.0)
 
 
 def test_approved_waive_lets_closure_proceed_at_next_answer(tmp_path: Path) -> None:
     with make_ledger(tmp_path / "l", "pilot-02") as led:
         # r1: a proposal rejected; r2: a weaken approved (still unmet); then waives approved
-        d1 = downgrades.propose(led, "q1", "r1", "waive", grounds="The estimate cannot be sourced in this run.", actor="model")
-        downgrades.decide(led, d1, "reject", grounds="The estimate is central to the question.", actor="human:ana")
+        d1 = downgrades.propose(
+            led,
+            "q1",
+            "r1",
+            "waive",
+            grounds="The estimate cannot be sourced in this run.",
+            actor="model",
+        )
+        downgrades.decide(
+            led, d1, "reject", grounds="The estimate is central to the question.", actor="human:ana"
+        )
         assert not answer(led, PILOT_02).closed
-        d2 = downgrades.propose(led, "q1", "r2", "weaken", new_text="Any record of suppression.", grounds="The original bar is too strict for one run.", actor="model")
-        downgrades.decide(led, d2, "approve", grounds="A weaker control still informs the answer.", actor="human:ana")
+        d2 = downgrades.propose(
+            led,
+            "q1",
+            "r2",
+            "weaken",
+            new_text="Any record of suppression.",
+            grounds="The original bar is too strict for one run.",
+            actor="model",
+        )
+        downgrades.decide(
+            led,
+            d2,
+            "approve",
+            grounds="A weaker control still informs the answer.",
+            actor="human:ana",
+        )
         out = answer(led, PILOT_02, session=4)
         assert not out.closed and out.unmet == ["r1", "r2"]  # weakened is unchecked, still unmet
-        d3 = downgrades.propose(led, "q1", "r1", "waive", grounds="No source for the share exists anywhere.", actor="model-curator")
-        d4 = downgrades.propose(led, "q1", "r2", "waive", grounds="The control is secondary to the main question.", actor="human:ana")
+        d3 = downgrades.propose(
+            led,
+            "q1",
+            "r1",
+            "waive",
+            grounds="No source for the share exists anywhere.",
+            actor="model-curator",
+        )
+        d4 = downgrades.propose(
+            led,
+            "q1",
+            "r2",
+            "waive",
+            grounds="The control is secondary to the main question.",
+            actor="human:ana",
+        )
         for d in (d3, d4):
-            downgrades.decide(led, d, "approve", grounds="Agreed after reading the checks on file.", actor="human:ben")
+            downgrades.decide(
+                led,
+                d,
+                "approve",
+                grounds="Agreed after reading the checks on file.",
+                actor="human:ben",
+            )
         assert [req(led, r)["status"] for r in ("r1", "r2")] == ["waived", "waived"]
         out = answer(led, PILOT_02, session=5)
         assert out.closed and out.unmet == []
@@ -212,7 +287,9 @@ def test_approved_waive_lets_closure_proceed_at_next_answer(tmp_path: Path) -> N
 
 def _drive(path: Path, srv: ScriptedServer, sessions: int) -> None:
     async def go() -> None:
-        client = ModelClient(base_url=srv.base_url, api_key="sk-test", model="scripted", retry_backoff_s=0.01)
+        client = ModelClient(
+            base_url=srv.base_url, api_key="sk-test", model="scripted", retry_backoff_s=0.01
+        )
         led = Ledger.open(path, write=True)
         try:
             res = await run_ledger(led, client, sessions=sessions)
@@ -244,8 +321,21 @@ def test_scripted_sessions_block_then_close_after_approved_waive(tmp_path: Path)
             # the checker ran on r1 with no sources: not satisfied
             assert q1["return_condition"]["required_facts"][0]["status"] == "not_satisfied"
         with Ledger.open(path, write=True) as led:
-            pid = downgrades.propose(led, "q1", "r1", "waive", grounds="The count cannot be had from any source here.", actor="model")
-            downgrades.decide(led, pid, "approve", grounds="Agreed: the count is not needed to answer.", actor="human:ana")
+            pid = downgrades.propose(
+                led,
+                "q1",
+                "r1",
+                "waive",
+                grounds="The count cannot be had from any source here.",
+                actor="model",
+            )
+            downgrades.decide(
+                led,
+                pid,
+                "approve",
+                grounds="Agreed: the count is not needed to answer.",
+                actor="human:ana",
+            )
         _drive(path, srv, 3)
         # the checker is not asked about a waived requirement
         checker3 = [r for r in srv.requests_of("checker") if r.session == 3]

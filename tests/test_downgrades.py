@@ -4,6 +4,7 @@ human curator (``human:<name>``) decides, with grounds; decisions are final."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,10 @@ DECISION = "Agreed: the main mechanism is established on its own."
 
 
 @pytest.fixture
-def led(tmp_path: Path) -> Ledger:
-    led = Ledger.create(tmp_path / "l", RunMeta(name="l", seed="Did print cause the Reformation?", config="C-cur"))
+def led(tmp_path: Path) -> Iterator[Ledger]:
+    led = Ledger.create(
+        tmp_path / "l", RunMeta(name="l", seed="Did print cause the Reformation?", config="C-cur")
+    )
     with led.batch(1, marker="batch_committed", label="setup") as b:
         b.emit(
             "return_condition_set",
@@ -30,7 +33,12 @@ def led(tmp_path: Path) -> Ledger:
             {
                 "required_facts": [
                     {"id": "r1", "text": R1, "status": "unchecked", "checked": None},
-                    {"id": "r2", "text": "A second requirement.", "status": "satisfied", "checked": 1},
+                    {
+                        "id": "r2",
+                        "text": "A second requirement.",
+                        "status": "satisfied",
+                        "checked": 1,
+                    },
                 ]
             },
         )
@@ -39,7 +47,9 @@ def led(tmp_path: Path) -> Ledger:
 
 
 def _r(led: Ledger, rid: str = "r1") -> dict[str, Any]:
-    return next(r for r in led.raw_nodes()["q1"]["return_condition"]["required_facts"] if r["id"] == rid)
+    return next(
+        r for r in led.raw_nodes()["q1"]["return_condition"]["required_facts"] if r["id"] == rid
+    )
 
 
 def _propose(led: Ledger, **kw: Any) -> str:
@@ -48,8 +58,12 @@ def _propose(led: Ledger, **kw: Any) -> str:
     return dg.propose(led, "q1", args.pop("requirement", "r1"), action, **args)
 
 
-@pytest.mark.parametrize("grounds", [None, "", "   ", "Unneeded.", "not needed here", "too short, ok"])
-def test_proposal_without_grounds_or_with_less_than_a_sentence_is_refused(led: Ledger, grounds: str | None) -> None:
+@pytest.mark.parametrize(
+    "grounds", [None, "", "   ", "Unneeded.", "not needed here", "too short, ok"]
+)
+def test_proposal_without_grounds_or_with_less_than_a_sentence_is_refused(
+    led: Ledger, grounds: str | None
+) -> None:
     before = led.last_seq
     with pytest.raises(TransitionError, match="grounds"):
         _propose(led, grounds=grounds)
@@ -70,12 +84,22 @@ def test_proposal_is_a_journal_event_with_actor_and_grounds(led: Ledger) -> None
     [ev] = [e for e in led.events() if e.kind == "downgrade_proposed"]
     assert ev.actor == "model" and ev.node == "q1"
     assert ev.data | {} == {
-        "id": "d1", "requirement": "r1", "action": "waive", "new_text": None, "grounds": GROUNDS,
-        "proposed_by": "model", "session": led.last_session, "status": "pending", "decision": None,
+        "id": "d1",
+        "requirement": "r1",
+        "action": "waive",
+        "new_text": None,
+        "grounds": GROUNDS,
+        "proposed_by": "model",
+        "session": led.last_session,
+        "status": "pending",
+        "decision": None,
     }
     assert _r(led)["status"] == "unchecked"  # a proposal changes nothing by itself
     assert _propose(led, actor="model-curator") == "d2"
-    assert _propose(led, actor="human:ana", action="weaken", new_text="Any record of suppression.") == "d3"
+    assert (
+        _propose(led, actor="human:ana", action="weaken", new_text="Any record of suppression.")
+        == "d3"
+    )
 
 
 def test_bad_proposals_are_refused(led: Ledger) -> None:
@@ -93,7 +117,17 @@ def test_bad_proposals_are_refused(led: Ledger) -> None:
 
 @pytest.mark.parametrize(
     "actor",
-    ["model", "model-curator", "system", "alice", "human:", "human: ana", "human:ana smith", "human:model", "Human:ana"],
+    [
+        "model",
+        "model-curator",
+        "system",
+        "alice",
+        "human:",
+        "human: ana",
+        "human:ana smith",
+        "human:model",
+        "Human:ana",
+    ],
 )
 def test_decision_by_anyone_but_a_human_curator_is_refused(led: Ledger, actor: str) -> None:
     pid = _propose(led)
@@ -119,7 +153,11 @@ def test_approved_waive_waives_and_is_journalled(led: Ledger) -> None:
     assert _r(led)["status"] == "waived"
     p = led.raw_nodes()["q1"]["downgrades"][0]
     assert p["status"] == "approved"
-    assert {k: p["decision"][k] for k in ("decision", "by", "grounds")} == {"decision": "approve", "by": "human:ana", "grounds": DECISION}
+    assert {k: p["decision"][k] for k in ("decision", "by", "grounds")} == {
+        "decision": "approve",
+        "by": "human:ana",
+        "grounds": DECISION,
+    }
     [ev] = [e for e in led.events() if e.kind == "downgrade_decided"]
     assert ev.actor == "human:ana" and ev.data["proposal"] == pid and ev.data["grounds"] == DECISION
     assert verify(led.path).ok
@@ -134,13 +172,33 @@ def test_rejected_proposal_changes_nothing(led: Ledger) -> None:
 
 def test_weaken_replaces_the_text_and_resets_to_unchecked(led: Ledger) -> None:
     with led.batch(2, marker="batch_committed", label="check") as b:
-        b.emit("dependency_checked", "q1", "model", {"requirement": "r1", "claimed": "not_satisfied", "evidence_text": "none", "result": "not_satisfied"})
+        b.emit(
+            "dependency_checked",
+            "q1",
+            "model",
+            {
+                "requirement": "r1",
+                "claimed": "not_satisfied",
+                "evidence_text": "none",
+                "result": "not_satisfied",
+            },
+        )
     assert (_r(led)["status"], _r(led)["checked"]) == ("not_satisfied", 2)
-    pid = _propose(led, action="weaken", new_text="  Any record of a suppressed Catholic reform text.  ")
-    assert led.raw_nodes()["q1"]["downgrades"][0]["new_text"] == "Any record of a suppressed Catholic reform text."
+    pid = _propose(
+        led, action="weaken", new_text="  Any record of a suppressed Catholic reform text.  "
+    )
+    assert (
+        led.raw_nodes()["q1"]["downgrades"][0]["new_text"]
+        == "Any record of a suppressed Catholic reform text."
+    )
     dg.decide(led, pid, "approve", grounds=DECISION, actor="human:ana")
     r1 = _r(led)
-    assert r1 == {"id": "r1", "text": "Any record of a suppressed Catholic reform text.", "status": "unchecked", "checked": None}
+    assert r1 == {
+        "id": "r1",
+        "text": "Any record of a suppressed Catholic reform text.",
+        "status": "unchecked",
+        "checked": None,
+    }
 
 
 def test_deciding_an_already_decided_proposal_is_refused_naming_who(led: Ledger) -> None:
@@ -159,14 +217,35 @@ def test_approving_a_waive_of_a_retired_or_met_requirement_is_refused(led: Ledge
     pid2 = _propose(led)
     # r1 gets verified-satisfied meanwhile (by the fold, as a verified check would)
     with led.batch(2, marker="batch_committed", label="check") as b:
-        b.emit("dependency_checked", "q1", "model", {"requirement": "r1", "claimed": "satisfied", "evidence_text": "x", "result": "satisfied"})
+        b.emit(
+            "dependency_checked",
+            "q1",
+            "model",
+            {
+                "requirement": "r1",
+                "claimed": "satisfied",
+                "evidence_text": "x",
+                "result": "satisfied",
+            },
+        )
     with pytest.raises(TransitionError, match="already satisfied; it can only be rejected"):
         dg.decide(led, pid, "approve", grounds=DECISION, actor="human:ana")
     assert _r(led)["status"] == "satisfied"
     dg.decide(led, pid, "reject", grounds=DECISION, actor="human:ana")
     # the revision retires r1: approving now names the retirement
     with led.batch(2, marker="batch_committed", label="rev") as b:
-        b.emit("return_condition_revised", "q1", "model", {"required_facts": [{"id": "r3", "text": "New.", "status": "unchecked", "checked": None}], "retired": ["r1", "r2"], "added": ["r3"]})
+        b.emit(
+            "return_condition_revised",
+            "q1",
+            "model",
+            {
+                "required_facts": [
+                    {"id": "r3", "text": "New.", "status": "unchecked", "checked": None}
+                ],
+                "retired": ["r1", "r2"],
+                "added": ["r3"],
+            },
+        )
     with pytest.raises(TransitionError, match="retired at a revision"):
         dg.decide(led, pid2, "approve", grounds=DECISION, actor="human:ana")
 
@@ -176,7 +255,9 @@ def test_list_pending_and_all(led: Ledger) -> None:
     _propose(led, action="weaken", new_text="A weaker bar.", actor="human:ana")
     dg.decide(led, d1, "reject", grounds=DECISION, actor="human:ben")
     pending = dg.list_downgrades(led, pending_only=True)
-    assert [(p.id, p.status, p.action, p.new_text, p.proposed_by) for p in pending] == [("d2", "pending", "weaken", "A weaker bar.", "human:ana")]
+    assert [(p.id, p.status, p.action, p.new_text, p.proposed_by) for p in pending] == [
+        ("d2", "pending", "weaken", "A weaker bar.", "human:ana")
+    ]
     everything = dg.list_downgrades(led)
     assert [p.id for p in everything] == ["d1", "d2"]
     assert everything[0].decision is not None and everything[0].decision["by"] == "human:ben"
@@ -192,15 +273,57 @@ def test_cli_downgrades_list_and_decide(led: Ledger, capsys: pytest.CaptureFixtu
     led.close()
     assert cli(["downgrades", path, "--json"]) == 0
     [item] = json.loads(capsys.readouterr().out)["downgrades"]
-    assert (item["id"], item["node"], item["requirement"], item["action"], item["status"], item["proposed_by"]) == ("d1", "q1", "r1", "waive", "pending", "model")
+    assert (
+        item["id"],
+        item["node"],
+        item["requirement"],
+        item["action"],
+        item["status"],
+        item["proposed_by"],
+    ) == ("d1", "q1", "r1", "waive", "pending", "model")
     assert item["requirement_text"] == R1 and item["grounds"] == GROUNDS
     # one word of grounds: refused, exit 2, nothing decided
-    assert cli(["downgrades", "decide", path, "d1", "approve", "--grounds", "fine", "--curator", "ana"]) == 2
+    assert (
+        cli(
+            ["downgrades", "decide", path, "d1", "approve", "--grounds", "fine", "--curator", "ana"]
+        )
+        == 2
+    )
     assert "grounds" in capsys.readouterr().err
     # a curator named like the model: refused
-    assert cli(["downgrades", "decide", path, "d1", "approve", "--grounds", DECISION, "--curator", "model"]) == 2
+    assert (
+        cli(
+            [
+                "downgrades",
+                "decide",
+                path,
+                "d1",
+                "approve",
+                "--grounds",
+                DECISION,
+                "--curator",
+                "model",
+            ]
+        )
+        == 2
+    )
     assert "only a human curator" in capsys.readouterr().err
-    assert cli(["downgrades", "decide", path, "d1", "approve", "--grounds", DECISION, "--curator", "ana"]) == 0
+    assert (
+        cli(
+            [
+                "downgrades",
+                "decide",
+                path,
+                "d1",
+                "approve",
+                "--grounds",
+                DECISION,
+                "--curator",
+                "ana",
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out.strip() == "d1 approved"
     assert cli(["downgrades", path, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["downgrades"] == []
@@ -208,6 +331,21 @@ def test_cli_downgrades_list_and_decide(led: Ledger, capsys: pytest.CaptureFixtu
     [item] = json.loads(capsys.readouterr().out)["downgrades"]
     assert item["status"] == "approved" and item["decision"]["by"] == "human:ana"
     assert item["requirement_status"] == "waived"
-    assert cli(["downgrades", "decide", path, "d1", "reject", "--grounds", DECISION, "--curator", "ben"]) == 2
+    assert (
+        cli(
+            [
+                "downgrades",
+                "decide",
+                path,
+                "d1",
+                "reject",
+                "--grounds",
+                DECISION,
+                "--curator",
+                "ben",
+            ]
+        )
+        == 2
+    )
     assert "already approved by human:ana" in capsys.readouterr().err
     assert verify(path).ok

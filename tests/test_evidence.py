@@ -6,15 +6,21 @@ from __future__ import annotations
 
 import unicodedata
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
-from curiosity_tui.contract.evidence import MATCH_METHOD, match_passage, normalise, normalise_with_map
+from curiosity_tui.contract.evidence import (
+    MATCH_METHOD,
+    match_passage,
+    normalise,
+    normalise_with_map,
+)
 from curiosity_tui.contract.rules import PILOT_01, PILOT_02
 from curiosity_tui.contract.sources import add_source
 from curiosity_tui.contract.transitions import record_check
 from curiosity_tui.ledger import Ledger, RunMeta, verify
+from curiosity_tui.ledger.models import ContractName
 
 SOURCE = (
     "Printing in the Empire, 1517\u20131520\n\n"
@@ -23,14 +29,22 @@ SOURCE = (
     "went through  twenty-two editions in three years.\n"
 )
 VERBATIM = (
-    'the presses of Nuremberg and Augsburg issued more Reformation pamphlets than '
+    "the presses of Nuremberg and Augsburg issued more Reformation pamphlets than "
     "Wittenberg's; Luther's own \"Sermon on Indulgence and Grace\" went through twenty-two editions"
 )
 
 
 def _ledger(tmp_path: Path, contract: str = "pilot-02") -> tuple[Ledger, str]:
     path = tmp_path / "l"
-    led = Ledger.create(path, RunMeta(name="l", seed="Did print cause the Reformation?", config="C-cur", contract=contract))  # type: ignore[arg-type]
+    led = Ledger.create(
+        path,
+        RunMeta(
+            name="l",
+            seed="Did print cause the Reformation?",
+            config="C-cur",
+            contract=cast(ContractName, contract),
+        ),
+    )
     src = tmp_path / "printing.txt"
     src.write_text(SOURCE, encoding="utf-8")
     sid = add_source(led, src, title="Printing in the Empire").source_id
@@ -39,14 +53,31 @@ def _ledger(tmp_path: Path, contract: str = "pilot-02") -> tuple[Ledger, str]:
             "return_condition_set",
             "q1",
             "model",
-            {"required_facts": [{"id": "r1", "text": "Share of pamphlets by city, 1517-1520.", "status": "unchecked", "checked": None}]},
+            {
+                "required_facts": [
+                    {
+                        "id": "r1",
+                        "text": "Share of pamphlets by city, 1517-1520.",
+                        "status": "unchecked",
+                        "checked": None,
+                    }
+                ]
+            },
         )
     return led, sid
 
 
 def _check(led: Ledger, contract: Any = PILOT_02, **kw: Any) -> Any:
     with led.batch(2, marker="batch_committed", label="check") as b:
-        return record_check(b, contract, "q1", "r1", satisfied=kw.pop("satisfied", True), evidence_text="The source says so.", **kw)
+        return record_check(
+            b,
+            contract,
+            "q1",
+            "r1",
+            satisfied=kw.pop("satisfied", True),
+            evidence_text="The source says so.",
+            **kw,
+        )
 
 
 def _r1(led: Ledger) -> dict[str, Any]:
@@ -70,7 +101,10 @@ def test_verbatim_passage_with_other_whitespace_and_quotes_matches_at_original_o
 
 def test_offset_is_in_the_original_text_even_when_it_is_not_nfc() -> None:
     # decomposed accents before the passage: an offset into the NFC form would be off by 3
-    src = unicodedata.normalize("NFD", "Caf\u00e9 Z\u00fcrich soci\u00e9t\u00e9. ") + "The printers of Nuremberg produced most pamphlets."
+    src = (
+        unicodedata.normalize("NFD", "Caf\u00e9 Z\u00fcrich soci\u00e9t\u00e9. ")
+        + "The printers of Nuremberg produced most pamphlets."
+    )
     out = match_passage("The printers of Nuremberg produced", src)
     assert out.ok and src[out.offset :].startswith("The printers")
     # and a composed passage matches decomposed source text, offset at its first character
@@ -114,7 +148,11 @@ def test_verified_passage_raises_requirement_and_records_the_match(tmp_path: Pat
         assert match["method"] == MATCH_METHOD and match["checked_by"] == "system:match-check"
         assert match["checked_at"]
         evs = [e for e in led.events() if e.session == 2]
-        assert [e.kind for e in evs[:3]] == ["evidence_added", "evidence_verified", "dependency_checked"]
+        assert [e.kind for e in evs[:3]] == [
+            "evidence_added",
+            "evidence_verified",
+            "dependency_checked",
+        ]
         assert evs[0].data["status"] == "proposed"  # always stored proposed first
         assert evs[1].actor == "system" and evs[2].data["evidence_id"] == ev["id"]
     assert verify(tmp_path / "l").ok
@@ -139,7 +177,11 @@ def test_citing_a_source_that_does_not_exist_is_proposed(tmp_path: Path) -> None
         out = _check(led, source_id=ghost, passage=VERBATIM)
         assert not out.verified and out.result == "unchecked"
         [ev] = led.raw_nodes()["q1"]["evidence"]
-        assert ev["status"] == "proposed" and ghost in ev["reason"] and "does not exist" in ev["reason"]
+        assert (
+            ev["status"] == "proposed"
+            and ghost in ev["reason"]
+            and "does not exist" in ev["reason"]
+        )
         # a 12-character prefix (as `sources list` prints) is not the id either
         _check(led, source_id=sid[:12], passage=VERBATIM)
         assert led.raw_nodes()["q1"]["evidence"][-1]["status"] == "proposed"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,8 +25,10 @@ TEXT = (
 
 
 @pytest.fixture
-def led(tmp_path: Path) -> Ledger:
-    led = Ledger.create(tmp_path / "l", RunMeta(name="l", seed="Did print cause the Reformation?", config="C-cur"))
+def led(tmp_path: Path) -> Iterator[Ledger]:
+    led = Ledger.create(
+        tmp_path / "l", RunMeta(name="l", seed="Did print cause the Reformation?", config="C-cur")
+    )
     yield led
     led.close()
 
@@ -38,11 +41,19 @@ def _file(tmp_path: Path, name: str, data: bytes) -> Path:
 
 def test_source_is_stored_by_sha256_with_title_and_locator(tmp_path: Path, led: Ledger) -> None:
     f = _file(tmp_path, "printing_notes.txt", TEXT.encode())
-    res = add_source(led, f, title="Printing notes", locator="https://example.org/notes", actor="human:ana")
+    res = add_source(
+        led, f, title="Printing notes", locator="https://example.org/notes", actor="human:ana"
+    )
     digest = hashlib.sha256(TEXT.encode()).hexdigest()
     assert res.added and res.source_id == digest and res.title == "Printing notes"
     [src] = led.sources()
-    assert (src.id, src.title, src.locator, src.size, src.added_by) == (digest, "Printing notes", "https://example.org/notes", len(TEXT.encode()), "human:ana")
+    assert (src.id, src.title, src.locator, src.size, src.added_by) == (
+        digest,
+        "Printing notes",
+        "https://example.org/notes",
+        len(TEXT.encode()),
+        "human:ana",
+    )
     assert src.path == f"sources/{digest}.txt"
     assert (led.path / src.path).read_bytes() == TEXT.encode()
     assert led.source_text(digest) == TEXT
@@ -77,7 +88,9 @@ def test_source_added_twice_is_stored_once(tmp_path: Path, led: Ledger) -> None:
         ("latin1.txt", "Z\u00fcrich".encode("latin-1"), "not UTF-8"),
     ],
 )
-def test_unusable_file_is_refused_naming_it(tmp_path: Path, led: Ledger, name: str, data: bytes, message: str) -> None:
+def test_unusable_file_is_refused_naming_it(
+    tmp_path: Path, led: Ledger, name: str, data: bytes, message: str
+) -> None:
     f = _file(tmp_path, name, data)
     with pytest.raises(InputError, match=message) as err:
         add_source(led, f)
@@ -105,8 +118,18 @@ def test_missing_file_and_directory_are_refused(tmp_path: Path, led: Ledger) -> 
 
 def test_retrieval_ranks_passages_with_their_source_ids(tmp_path: Path, led: Ledger) -> None:
     sid = add_source(led, _file(tmp_path, "n.txt", TEXT.encode())).source_id
-    sid2 = add_source(led, _file(tmp_path, "m.txt", b"Woodcuts reached illiterate audiences in taverns.")).source_id
-    out = retrieve(led, [("r1", "share of pamphlets printed in Nuremberg"), ("r2", "woodcuts for illiterate audiences"), ("r3", "zzz qqq")], k=2)
+    sid2 = add_source(
+        led, _file(tmp_path, "m.txt", b"Woodcuts reached illiterate audiences in taverns.")
+    ).source_id
+    out = retrieve(
+        led,
+        [
+            ("r1", "share of pamphlets printed in Nuremberg"),
+            ("r2", "woodcuts for illiterate audiences"),
+            ("r3", "zzz qqq"),
+        ],
+        k=2,
+    )
     assert out["r1"][0] == (sid, TEXT.split("\n\n")[0].strip())
     assert out["r2"][0] == (sid2, "Woodcuts reached illiterate audiences in taverns.")
     assert out["r3"] == []  # nothing scores above zero
@@ -117,11 +140,15 @@ def test_retrieval_ranks_passages_with_their_source_ids(tmp_path: Path, led: Led
     assert {w for p in parts for w in p.split()} == set(words)
 
 
-def test_cli_sources_add_and_list(tmp_path: Path, led: Ledger, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_sources_add_and_list(
+    tmp_path: Path, led: Ledger, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = led.path
     led.close()
     f = _file(tmp_path, "printing_notes.txt", TEXT.encode())
-    assert cli(["sources", "add", str(path), str(f), "--title", "Notes", "--locator", "lib:42"]) == 0
+    assert (
+        cli(["sources", "add", str(path), str(f), "--title", "Notes", "--locator", "lib:42"]) == 0
+    )
     assert cli(["sources", "add", str(path), str(f)]) == 0
     out = capsys.readouterr().out.splitlines()
     digest = hashlib.sha256(TEXT.encode()).hexdigest()

@@ -3,7 +3,8 @@
 (a) ``unverified_satisfied``: required facts marked satisfied without verified evidence;
 (b) ``retired_after_unverified``: requirements retired at a revision after such a mark, and
     whether later session inputs (the saved renderings and call inputs) still carried them;
-(c) ``closed_over_unmet``: closures while a required fact stood not satisfied;
+(c) ``closed_over_unmet``: closures while a required fact stood not satisfied — marked
+    ``not_satisfied`` or never checked (``unchecked``); satisfied and waived ones are met;
 (d) ``closed_without_verified_evidence``: closures of nodes with facts but no verified evidence.
 
 The audit replays the journal event by event, so every finding is placed at the seq where the
@@ -73,14 +74,29 @@ def audit(led: Ledger) -> AuditReport:
     records = {int(k): v for k, v in led._state.sessions.items()}
     for ev in events:
         kind, node, d, seq, session = ev["kind"], ev["node"], ev["data"], ev["seq"], ev["session"]
-        if kind == "node_closed":
+        closing = kind == "node_closed" or (
+            kind == "status_changed"
+            and d.get("to") == "closed"
+            and node in st.nodes
+            and st.nodes[node]["status"] != "closed"
+        )
+        if closing:
             n = st.nodes[node]
             rc = n.get("return_condition") or {"required_facts": []}
             for r in rc["required_facts"]:
-                if r["status"] == "not_satisfied":
-                    check_seq, check_session = not_sat_seq.get((node, r["id"]), (None, None))
+                if r["status"] in ("not_satisfied", "unchecked"):
+                    check_seq, check_session = (
+                        not_sat_seq.get((node, r["id"]), (None, None))
+                        if r["status"] == "not_satisfied"
+                        else (None, None)
+                    )
                     seqs = [s for s in (check_seq, seq) if s is not None]
                     sessions = sorted({s for s in (check_session, session) if s is not None})
+                    stood = (
+                        f"stood not satisfied (checked s{r['checked']})"
+                        if r["status"] == "not_satisfied"
+                        else "stood unchecked (never established)"
+                    )
                     findings.append(
                         Finding(
                             kind="closed_over_unmet",
@@ -89,7 +105,7 @@ def audit(led: Ledger) -> AuditReport:
                             seqs=seqs,
                             sessions=sessions,
                             detail=f"closed at seq {seq} while {r['id']} ({_short(r['text'], 100)}) "
-                            f"stood not satisfied (checked s{r['checked']})",
+                            f"{stood}",
                         )
                     )
             verified = [e for e in n["evidence"] if e["status"] == "verified"]
@@ -104,9 +120,17 @@ def audit(led: Ledger) -> AuditReport:
                     )
                 )
         if kind == "return_condition_revised":
+            current = {
+                r["id"]: r["status"]
+                for r in (st.nodes[node].get("return_condition") or {"required_facts": []})[
+                    "required_facts"
+                ]
+            }
             for rid in d.get("retired", []):
                 key = (node, rid)
-                if key in flagged:
+                # retired while it still stood on the unverified mark (not since re-checked,
+                # waived or weakened)
+                if key in flagged and current.get(rid) == "satisfied":
                     check_seq, check_session, text = flagged.pop(key)
                     carried, absent = _carried(records, text, after=session)
                     findings.append(
@@ -129,7 +153,14 @@ def audit(led: Ledger) -> AuditReport:
             n = st.nodes[node]
             if d["result"] == "satisfied":
                 ev_id = d.get("evidence_id")
-                rec = next((e for e in n["evidence"] if e["id"] == ev_id), None)
+                rec = next(
+                    (
+                        e
+                        for e in n["evidence"]
+                        if e["id"] == ev_id and e["requirement"] == d["requirement"]
+                    ),
+                    None,
+                )
                 if rec is None or rec["status"] != "verified":
                     req = next(
                         r
@@ -154,8 +185,10 @@ def audit(led: Ledger) -> AuditReport:
                     )
                 else:
                     flagged.pop(key, None)
-            elif d["result"] == "not_satisfied":
-                not_sat_seq[key] = (seq, session)
+            else:
+                flagged.pop(key, None)
+                if d["result"] == "not_satisfied":
+                    not_sat_seq[key] = (seq, session)
     findings.sort(key=lambda f: (f.seqs[-1], f.kind))
     return AuditReport(ledger=str(led.path), contract=led.meta.contract, findings=findings)
 
