@@ -65,3 +65,18 @@ def test_pilot_lock_run_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[st
     sweeps = json.loads(capsys.readouterr().out)
     assert [s["label"] for s in sweeps] == ["C+cur", "C-cur"]  # only C records Δ
     assert all(s["n"] == 2 and s["recorded_epsilons"] == [0.15] for s in sweeps)
+
+    report = tmp_path / "report.md"
+    assert main(["report", str(out), "--out", str(report)]) == 0
+    md = report.read_text()
+    for heading in (
+        "## Verdict",
+        "## Pre-registration chronology",
+        "### The ledger (§8)",
+        "## ε sweep",
+        "## Closure audit findings per configuration",
+        "## Limits the data imposes",
+    ):
+        assert heading in md
+    assert "| C+cur | 1 | 1 |" in md
+    assert "No bootstrap interval for any difference involving" in md

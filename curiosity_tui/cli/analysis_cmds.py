@@ -83,6 +83,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--json", action="store_true")
     s.set_defaults(handler=_sweep)
 
+    rp = sub.add_parser(
+        "report",
+        help="write a Markdown report: verdict, chronology, tables, ε sweep, audit counts, limits",
+    )
+    rp.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    rp.add_argument("--out", type=Path, required=True, metavar="FILE.md")
+    rp.set_defaults(handler=_report)
+
     m = sub.add_parser(
         "metrics",
         help="per-configuration metric tables (per-run values and means)",
@@ -172,6 +180,14 @@ def _verdict(args: argparse.Namespace) -> int:
 
     rep = verdict_for_dir(args.run_dir)
     print(report_json(rep) if args.json else format_report(rep))
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from curiosity_tui.analysis.report import write_report
+
+    out = write_report(args.run_dir, args.out)
+    print(f"wrote {out}")
     return 0
 
 
