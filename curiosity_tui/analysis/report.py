@@ -15,7 +15,7 @@ from curiosity_tui.analysis.prereg import find_chain, format_chronology, load_ve
 from curiosity_tui.analysis.registry import Registry, default_registry
 from curiosity_tui.analysis.rundata import RunData, load_runs
 from curiosity_tui.analysis.sweep import format_sweep, sweep_runs
-from curiosity_tui.analysis.tables import _order, format_tables
+from curiosity_tui.analysis.tables import format_tables, order_configs
 from curiosity_tui.analysis.verdict import format_report, verdict_for
 from curiosity_tui.errors import CuriosityError, InputError
 
@@ -33,7 +33,7 @@ def audit_counts(runs: Sequence[RunData]) -> list[AuditCounts]:
 
     out: list[AuditCounts] = []
     groups = group_by_config(runs)
-    for cfg in _order(list(groups)):
+    for cfg in order_configs(list(groups)):
         counts: dict[str, int] = {}
         audited = 0
         missing: list[str] = []
@@ -66,17 +66,17 @@ def limits(runs: Sequence[RunData]) -> list[str]:
     groups = group_by_config(runs)
     out = [
         "Runs per configuration: "
-        + ", ".join(f"{c} {len(groups[c])}" for c in _order(list(groups)))
+        + ", ".join(f"{c} {len(groups[c])}" for c in order_configs(list(groups)))
         + ". The run is the unit of observation; sessions and questions are nested in runs.",
     ]
-    thin = [c for c in _order(list(groups)) if len(groups[c]) < 2]
+    thin = [c for c in order_configs(list(groups)) if len(groups[c]) < 2]
     if thin:
         out.append(
             "No bootstrap interval for any difference involving "
             + ", ".join(thin)
             + " (fewer than two runs)."
         )
-    few = [c for c in _order(list(groups)) if 2 <= len(groups[c]) < 5]
+    few = [c for c in order_configs(list(groups)) if 2 <= len(groups[c]) < 5]
     if few:
         out.append(
             "Intervals for " + ", ".join(few) + " rest on fewer than five runs a side and "

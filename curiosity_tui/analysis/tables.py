@@ -114,7 +114,7 @@ class MetricsDoc(BaseModel):
     reference: list[ReferencePoint] = Field(default_factory=list)
 
 
-def _order(configs: Sequence[str]) -> list[str]:
+def order_configs(configs: Sequence[str]) -> list[str]:
     known = [c for c in CONFIG_ORDER if c in configs]
     return known + sorted(c for c in configs if c not in CONFIG_ORDER)
 
@@ -126,7 +126,7 @@ def build(
 ) -> MetricsDoc:
     names = registry.names()
     table = aggregate(runs, names, registry=registry)
-    configs = _order(list(table))
+    configs = order_configs(list(table))
     by_metric: dict[str, dict[str, MetricAggregate]] = {
         m: {c: table[c][m] for c in configs} for m in names
     }
