@@ -493,3 +493,33 @@ async def test_embed_retries_429(servers):
     client = make_client(server, embedding_model="emb")
     vecs, rec = await client.embed(["a b"], session=1)
     assert rec.retries == 1 and len(vecs) == 1
+
+
+async def test_async_with_closes_and_client_stays_usable(servers):
+    server = servers(ScriptRule(kind="answer", reply="ok"))
+    async with make_client(server) as client:
+        await client.complete(kind="answer", session=1, messages=MSGS, max_tokens=5, internal=False)
+    text, _ = await client.complete(
+        kind="answer", session=1, messages=MSGS, max_tokens=5, internal=False
+    )
+    assert text == "ok" and len(client.calls) == 2
+    await client.aclose()
+
+
+async def test_clients_share_connections_per_loop_and_dropping_one_is_safe(servers):
+    import gc
+
+    server = servers(ScriptRule(kind="answer", reply="ok"))
+    a, b = make_client(server), make_client(server)
+    assert a._client() is b._client()  # same endpoint, key and timeout: one pool
+    other = ModelClient(base_url=server.base_url, api_key="another", model="scripted")
+    assert other._client() is not a._client()
+    shared = a._client()
+    del a
+    gc.collect()
+    assert b._client() is shared  # the pool outlives any one ModelClient
+    await b.aclose()
+    text, _ = await b.complete(
+        kind="answer", session=1, messages=MSGS, max_tokens=5, internal=False
+    )
+    assert text == "ok" and b._client() is not shared

@@ -128,3 +128,19 @@ def test_endpoint_embedder_sync_and_model_override(server):
     second = emb.embed(["printing press"])  # a second event loop: a fresh openai client
     assert np.array_equal(first, second)
     assert server.requests[-1].body["model"] == "other-emb"
+
+
+async def test_sync_embed_inside_a_loop_keeps_the_loops_connections(server):
+    import asyncio
+
+    client = ModelClient(
+        base_url=server.base_url, api_key="k", model="m", embedding_model="e", retry_backoff_s=0
+    )
+    emb = EndpointEmbedder(client)
+    await emb.aembed(["warm up"])
+    loop = asyncio.get_running_loop()
+    ours = client._client()
+    emb.embed(["from a helper thread"])  # runs its own loop, closes only that loop's client
+    assert client._client() is ours
+    assert asyncio.get_running_loop() is loop
+    await client.aclose()

@@ -24,10 +24,12 @@ server). Every request carries ``X-Curiosity-Call: <kind>`` and
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import re
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal, TypeVar
 
@@ -155,6 +157,16 @@ def repair_message(problem: str) -> str:
 
 _RETRYABLE_STATUS = {408, 409, 429}
 
+# One openai client per (event loop, endpoint, key, timeout), shared by every ModelClient and
+# released with its loop. httpx connections cannot cross loops; and an AsyncOpenAI dropped
+# unclosed inside a *running* loop lets asyncio close its sockets behind the selector's back,
+# after which new connections of that loop can hang until they time out (observed with 200
+# concurrent calls after a discarded client). Holding the clients here for the loop's lifetime
+# means dropping a ModelClient is always safe. The key enters only as a sha256 digest.
+_POOL: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[tuple[Any, ...], openai.AsyncOpenAI]
+] = weakref.WeakKeyDictionary()
+
 
 class _Exhausted(Exception):
     def __init__(self, exc: Exception, retries: int):
@@ -198,8 +210,11 @@ class ModelClient:
         self.token_param: str = token_param
         self.json_schema_supported: bool | None = None  # None = not yet known
         self.calls: list[CallRecord] = []
-        self._oa: openai.AsyncOpenAI | None = None
-        self._oa_loop: asyncio.AbstractEventLoop | None = None
+        self._pool_key = (
+            self.base_url,
+            hashlib.sha256(key.encode("utf-8")).hexdigest(),
+            timeout_s,
+        )
 
     def __repr__(self) -> str:
         return f"ModelClient(base_url={self.base_url!r}, model={self.model!r})"
@@ -207,19 +222,31 @@ class ModelClient:
     # -- plumbing ------------------------------------------------------------
 
     def _client(self) -> openai.AsyncOpenAI:
-        # One openai client per event loop: httpx connections cannot cross loops.
-        loop = asyncio.get_running_loop()
-        if self._oa is None or self._oa_loop is not loop:
-            self._oa = openai.AsyncOpenAI(
+        per_loop = _POOL.setdefault(asyncio.get_running_loop(), {})
+        oa = per_loop.get(self._pool_key)
+        if oa is None:
+            oa = openai.AsyncOpenAI(
                 api_key=self._key, base_url=self.base_url, max_retries=0, timeout=self.timeout_s
             )
-            self._oa_loop = loop
-        return self._oa
+            per_loop[self._pool_key] = oa
+        return oa
 
     async def aclose(self) -> None:
-        if self._oa is not None:
-            await self._oa.close()
-            self._oa = None
+        """Close this endpoint's connections in the running event loop (a later call reconnects).
+
+        Clients for the same endpoint share connections within a loop; closing is optional
+        (they are released with the loop) but tidy at the end of a program.
+        """
+        per_loop = _POOL.get(asyncio.get_running_loop(), {})
+        oa = per_loop.pop(self._pool_key, None)
+        if oa is not None:
+            await oa.close()
+
+    async def __aenter__(self) -> ModelClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
     def _redact(self, text: str) -> str:
         if self._key and self._key != NO_KEY_PLACEHOLDER and len(self._key) >= 4:

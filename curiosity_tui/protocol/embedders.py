@@ -121,18 +121,27 @@ class EndpointEmbedder:
         )
         return l2_normalise(np.asarray(vectors, dtype=np.float64))
 
+    async def _embed_once(self, texts: Sequence[str]) -> Matrix:
+        try:
+            return await self.aembed(texts)
+        finally:
+            await self.client.aclose()  # only this short-lived loop's connections
+
     def embed(self, texts: Sequence[str]) -> Matrix:
-        """Synchronous form; from inside a running event loop it runs in a helper thread."""
+        """Synchronous form (its own short event loop; from inside a running loop, in a thread).
+
+        In async code use :meth:`aembed`, which shares the loop's connections.
+        """
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(self.aembed(texts))
+            return asyncio.run(self._embed_once(texts))
         result: list[Matrix] = []
         errors: list[BaseException] = []
 
         def work() -> None:
             try:
-                result.append(asyncio.run(self.aembed(texts)))
+                result.append(asyncio.run(self._embed_once(texts)))
             except BaseException as exc:  # re-raised in the caller's thread
                 errors.append(exc)
 

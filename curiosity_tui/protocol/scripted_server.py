@@ -187,7 +187,7 @@ class ScriptedServer:
         class Handler(_Handler):
             owner = server
 
-        httpd = ThreadingHTTPServer(("127.0.0.1", self._port), Handler)
+        httpd = _Server(("127.0.0.1", self._port), Handler)
         httpd.daemon_threads = True
         self._httpd = httpd
         self._stopping.clear()
@@ -363,9 +363,22 @@ class ScriptedServer:
         }
 
 
+class _Server(ThreadingHTTPServer):
+    # The benchmark opens ~100 connections at once; the default backlog (5) would refuse some.
+    request_queue_size = 256
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client closing an idle keep-alive connection is normal; say nothing.
+        return
+
+
 class _Handler(BaseHTTPRequestHandler):
     owner: ScriptedServer
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in two writes; with Nagle on, the client's delayed ACK adds
+    # ~40 ms to every reply (measured: 54 ms a call instead of ~2 ms).
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         return
