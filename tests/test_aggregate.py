@@ -70,3 +70,21 @@ def test_vectorised_bootstrap_matches_a_plain_loop() -> None:
     ib = rng.integers(0, 4, size=(500, 4))
     diffs = [np.mean(np.take(a, ia[k])) - np.mean(np.take(b, ib[k])) for k in range(500)]
     assert (lo, hi) == pytest.approx(tuple(np.quantile(diffs, [0.025, 0.975])))
+
+
+def test_each_side_is_its_own_seeded_stream() -> None:
+    from curiosity_tui.analysis.aggregate import boot_centres
+
+    a = aggregate_metric(_runs("C+cur", [3, 3, 4]), "max_depth", "C+cur")
+    b = aggregate_metric(_runs("B-armed+cur", [2, 2, 3]), "max_depth", "B-armed+cur")
+    c = aggregate_metric(_runs("C-cur", [1, 2, 2]), "max_depth", "C-cur")
+    d1 = difference(a, b)
+    boot_centres.cache_clear()
+    assert difference(a, b) == d1  # reproducible without the cache
+    # the C+cur side is the same draw in every comparison it enters
+    ca = boot_centres((3.0, 3.0, 4.0), "C+cur", 10_000, 20240601, "mean")
+    assert ca is boot_centres((3.0, 3.0, 4.0), "C+cur", 10_000, 20240601, "mean")
+    cc = boot_centres((1.0, 2.0, 2.0), "C-cur", 10_000, 20240601, "mean")
+    lo, hi = np.quantile(ca - cc, [0.025, 0.975])
+    d2 = difference(a, c)
+    assert (d2.ci_low, d2.ci_high) == pytest.approx((lo, hi))
