@@ -28,9 +28,10 @@ from curiosity_tui.contract.transitions import attempt_closure, record_check
 from curiosity_tui.errors import CuriosityError, TransitionError
 from curiosity_tui.ledger.ledger import Batch, Ledger, utc_now
 from curiosity_tui.ledger.models import CallRecord, RunMeta, SessionCounts, SessionRecord
-from curiosity_tui.ledger.queue import decay_candidates, select_focus
+from curiosity_tui.ledger.queue import select_focus
 from curiosity_tui.ledger.render import focus_facts, render_session_input
 from curiosity_tui.ledger.revision import revise
+from curiosity_tui.ledger.transitions import apply_decay, resurface
 from curiosity_tui.protocol import prompts
 from curiosity_tui.protocol.client import ModelCallError, ModelClient
 from curiosity_tui.protocol.configs import Configuration, get_configuration
@@ -198,9 +199,7 @@ async def run_session(
 def _finish(b: Batch, ctx: _Ctx, *, decay: bool) -> None:
     b.snapshot("session")
     if decay:
-        dormant = decay_candidates(b.nodes().values(), ctx.t)
-        if dormant:
-            b.emit("decay_applied", None, "system", {"nodes": dormant})
+        apply_decay(b, ctx.t)
         b.snapshot("decay")
     ctx.record.finished = utc_now()
     if ctx.rejected:
@@ -251,13 +250,6 @@ async def _run_self_ask(ctx: _Ctx, meta: RunMeta) -> None:
         _finish(b, ctx, decay=False)
 
 
-def _resurface(b: Batch, node_id: str, how: str, actor: str) -> None:
-    n = b.node(node_id)
-    if n["status"] == "dormant":
-        b.emit("status_changed", node_id, actor, {"to": "open", "reason": "revived by resurfacing"})
-    b.emit("question_resurfaced", node_id, actor, {"how": how})
-
-
 def _existing(b: Batch, ctx: _Ctx, node_id: str | None, what: str) -> str | None:
     nid = _norm_id(node_id)
     if nid is None or nid not in b.nodes():
@@ -283,12 +275,12 @@ def _apply_actions(b: Batch, ctx: _Ctx, actions: list[Any], *, focus: str | None
                     f"action close on the focus {nid}: closure of the focus follows the decision"
                 )
                 continue
-            _resurface(b, nid, "voluntary", "model")
+            resurface(b, nid, "voluntary", "model")
             attempt_closure(
                 b, ctx.settings.contract, nid, answer=a.note, delta=None, reason="close action"
             )
         else:  # work / revive
-            _resurface(b, nid, "voluntary", "model")
+            resurface(b, nid, "voluntary", "model")
         applied += 1
     return applied
 
@@ -557,7 +549,7 @@ async def _run_protocol(
     # -- step 6: apply as one unit -----------------------------------------------------------
     with led.batch(ctx.t) as b:
         b.emit("session_started", None, "system", {"focus": focus, "config": st.config.name})
-        _resurface(b, focus, "forced_focus", "system")
+        resurface(b, focus, "forced_focus", "system")
         n_checks = 0
         for r, c in zip(to_check, checks, strict=True):
             record_check(
