@@ -37,11 +37,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command_names(parser: argparse.ArgumentParser) -> set[str]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return set(action.choices)
+    return set()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     # `curiosity-tui [WORKSPACE]` opens the app: no sub-command, or a path.
-    known = set(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    known = _command_names(parser)
     if not args_list or (args_list[0] not in known and not args_list[0].startswith("-")):
         args_list = ["open", *args_list]
     args = parser.parse_args(args_list)

@@ -187,7 +187,7 @@ def _pilot_run(args: argparse.Namespace) -> int:
     from curiosity_tui.protocol.runner import plan_runs, run_pilot
 
     plan, _text = load_plan(args.plan)
-    entry = None if args.unregistered else require_lock(args.out)
+    entry = None if args.unregistered else require_lock(args.out, plan_text=_text)
     contract = args.contract or plan.contract or "pilot-02"
     specs = plan_runs(
         seed=plan.seed_question,
