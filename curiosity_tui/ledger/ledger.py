@@ -477,6 +477,7 @@ class Ledger:
         ):
             self._state = self._state_from_projection(store, meta)
         elif meta and proj_seq == last_seq and meta.get("last_hash") != last_hash:
+            replay(self.path)  # a bad event in the journal is the likelier cause: name its seq
             raise CorruptLedgerError(
                 f"{store.path}: projection hash does not match journal seq {last_seq}",
                 path=str(store.path),
@@ -715,6 +716,7 @@ class ReplayResult:
     snapshots: list[dict[str, Any]] = field(default_factory=list)
     dirty_since_snapshot: set[str] = field(default_factory=set)
     residue_lines: int = 0
+    last_hash: str = jr.GENESIS
 
     def tables(self) -> dict[str, list[dict[str, Any]]]:
         st = self.state
@@ -777,6 +779,7 @@ def replay(path: Path, *, check_snapshots: bool = True) -> ReplayResult:
         snapshots=snaps,
         dirty_since_snapshot=dirty,
         residue_lines=scan.residue_lines,
+        last_hash=scan.last_hash,
     )
 
 
@@ -812,6 +815,11 @@ def verify(path: str | Path) -> VerifyReport:
             base.problem = (
                 f"projection is at seq {meta.get('last_seq')} but the journal at {last_seq}"
             )
+            return base
+        if meta.get("last_hash") != result.last_hash:
+            base.ok = False
+            base.first_bad_seq = last_seq
+            base.problem = f"projection's last hash does not match the journal at seq {last_seq}"
             return base
         proj_nodes = {d["id"]: d for d in store.table_rows("nodes")}
         if jr.canonical(proj_nodes) != jr.canonical(st.nodes):
