@@ -55,6 +55,7 @@ class CuriosityApp(App[None]):
     BINDINGS = [
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("ctrl+q", "quit", "Quit", show=False, id="app.quit", priority=True),
+        Binding("ctrl+b", "back", "Back", show=False, id="app.back"),
     ]
 
     def __init__(
@@ -97,16 +98,22 @@ class CuriosityApp(App[None]):
         self.push_screen(BrowserScreen(Path(path), node=node))
 
     def open_pack(self, path: Path) -> None:
-        try:
-            from curiosity_tui.screens.rating import open_pack_screen  # type: ignore[attr-defined]
-        except ImportError:
-            self.notify(
-                f"The rating screen is not available in this build; rate with "
-                f"`curiosity-tui pack rate {path}`.",
-                severity="warning",
-            )
-            return
-        open_pack_screen(self, Path(path))
+        from curiosity_tui.screens.pack_open import PackOpenScreen
+
+        self.push_screen(PackOpenScreen(Path(path)))
+
+    def action_back(self) -> None:
+        """Leave the current screen (never the workspace): for screens without their own Back."""
+        if len(self.screen_stack) > 2:
+            self.pop_screen()
+
+    async def action_quit(self) -> None:
+        from curiosity_tui.screens.monitor import RunMonitorScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, RunMonitorScreen):
+                screen.cancel()
+        self.exit()
 
     def action_help(self) -> None:
         from curiosity_tui.screens.help import HelpScreen
@@ -123,6 +130,38 @@ class CuriosityApp(App[None]):
             yield from provider()
         yield SystemCommand("Help", "Keys of this screen (?)", self.action_help)
         yield from super().get_system_commands(screen)
+
+
+def run_curated(ledger: Path | str, *, sessions: int, curator: str, args: Any) -> int:
+    """``curiosity-tui run LEDGER --curator human``: the app hosts the run and its curator.
+
+    Returns 0 when the run reached ``sessions``, 1 when it stopped early (failed or quit)."""
+    from curiosity_tui.cli import run_cmds
+    from curiosity_tui.ledger.ledger import Ledger
+    from curiosity_tui.screens.monitor import RunRequest
+
+    path = Path(ledger)
+    with Ledger.open(path) as probe:
+        model = probe.meta.model
+    req = RunRequest(
+        ledger=path,
+        sessions=sessions,
+        curator=curator,
+        client_factory=lambda: run_cmds.model_client(args, model),
+        embedder_factory=lambda client: run_cmds._embedder(args, client),
+    )
+    app = make_app(path.parent, run=req, curator_name=curator)
+    app.run()
+    if req.error:
+        print(f"curiosity-tui: run failed: {req.error}")
+        return 1
+    res = req.result
+    if res is None or res.failed or res.sessions_done < sessions:
+        done = res.sessions_done if res is not None else "?"
+        print(f"{path}: stopped after session {done}; run the same command again to resume")
+        return 1
+    print(f"{path}: {res.sessions_done} session(s) committed")
+    return 0
 
 
 def make_app(workspace: Path | str, **opts: Any) -> CuriosityApp:

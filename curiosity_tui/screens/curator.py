@@ -1,0 +1,262 @@
+"""The human curator between sessions of a running run (``curiosity-tui run LEDGER --curator
+human``): the queue in priority order with decayed priority and pulse; set priority, merge
+(pick the target), archive, revive — each with a reason, each its own journal batch with actor
+``human:<name>``; decide pending downgrades; ``c`` continues with the next session.
+
+The screen works on the run's own writable :class:`Ledger` (the runner is paused, waiting for
+"continue"); every write happens in a thread worker, one at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import DataTable, Footer, Header, Static
+
+from curiosity_tui.errors import CuriosityError
+from curiosity_tui.ledger import curation
+from curiosity_tui.ledger.ledger import Ledger
+from curiosity_tui.ledger.queue import decayed_priority, last_touch, queue
+from curiosity_tui.ledger_view import Position, State, build_children, node_num
+from curiosity_tui.screens.base import AppScreen
+from curiosity_tui.widgets.literal import short
+from curiosity_tui.widgets.node_detail import NodeDetail, render_detail
+from curiosity_tui.widgets.status import STATUS_STYLE, glyph
+
+STATUS_ORDER = {"open": 0, "dormant": 1, "archived": 2, "closed": 3, "merged": 4}
+
+
+def curator_rows(nodes: dict[str, dict[str, Any]], t: int) -> list[dict[str, Any]]:
+    """Open nodes in queue order (curator priority first), then dormant, archived, closed."""
+    order = queue(nodes.values(), t)
+    rest = sorted(
+        (n for n in nodes.values() if n["status"] not in ("open", "merged")),
+        key=lambda n: (STATUS_ORDER.get(n["status"], 9), node_num(n["id"])),
+    )
+    return [*order, *rest]
+
+
+class CuratorScreen(AppScreen):
+    HELP_TITLE = "Curator between sessions"
+    HELP = (
+        "The queue the next session will be forced from. Every action needs a reason and is "
+        "journalled with your name; c continues the run with the next session."
+    )
+    DEFAULT_CSS = """
+    CuratorScreen #cur-panes { height: 1fr; }
+    CuratorScreen #cur-queue { width: 55%; }
+    CuratorScreen NodeDetail { width: 1fr; border-left: solid $panel; }
+    """
+    BINDINGS = [
+        Binding("p", "priority", "Priority…", id="curator.priority"),
+        Binding("m", "merge", "Merge…", id="curator.merge"),
+        Binding("x", "archive", "Archive…", id="curator.archive"),
+        Binding("u", "revive", "Revive…", id="curator.revive"),
+        Binding("d", "downgrades", "Downgrades", id="curator.downgrades"),
+        Binding("b", "browse", "Browse", id="curator.browse"),
+        Binding("c", "continue_run", "Continue", id="curator.continue"),
+    ]
+
+    def __init__(
+        self, ledger: Ledger, after: int, actor: str, on_continue: Callable[[], None]
+    ) -> None:
+        super().__init__()
+        self.ledger = ledger
+        self.after = after
+        self.actor = actor
+        self.on_continue = on_continue
+        self.rows: list[dict[str, Any]] = []
+        self.done = False
+        self.actions_taken: list[str] = []
+
+    @property
+    def t(self) -> int:
+        return self.after + 1
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="cur-status", classes="hint")
+        with Horizontal(id="cur-panes"):
+            table = DataTable(id="cur-queue", cursor_type="row", zebra_stripes=True)
+            for col in ("#", "id", "status", "★", "priority", "pulse", "last", "question"):
+                table.add_column(col, key=col)
+            yield table
+            yield NodeDetail(id="cur-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = f"curator · {self.ledger.path.name} · after session {self.after}"
+        self.query_one(DataTable).focus()
+        self.refresh_queue()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_queue()
+
+    # -- display ----------------------------------------------------------------------
+    def refresh_queue(self, keep: str | None = None) -> None:
+        nodes = self.ledger.raw_nodes()
+        keep = keep or self.current_id()
+        self.rows = curator_rows(nodes, self.t)
+        table = self.query_one(DataTable)
+        table.clear()
+        ranks = {n["id"]: i for i, n in enumerate(queue(nodes.values(), self.t), start=1)}
+        for n in self.rows:
+            nid = n["id"]
+            status = n["status"]
+            cp = n.get("curator_priority")
+            table.add_row(
+                Text(str(ranks.get(nid, "")), justify="right", style="bold cyan"),
+                Text(nid, style="bold"),
+                Text(f"{glyph(status)} {status}", style=STATUS_STYLE.get(status, "")),
+                Text("" if cp is None else str(cp), style="bold magenta"),
+                Text(f"{decayed_priority(n, self.t):.3f}", justify="right"),
+                Text(str(len(n["resurfaced"])), justify="right"),
+                Text(f"s{last_touch(n)}", justify="right", style="dim"),
+                Text(short(n["text"], 60)),
+                key=nid,
+            )
+        if keep is not None and keep in table.rows:
+            table.move_cursor(row=table.get_row_index(keep))
+        pending = sum(
+            1 for n in nodes.values() for d in n.get("downgrades", ()) if d["status"] == "pending"
+        )
+        status = Text(end="")
+        status.append(f"Between session {self.after} and {self.t}", style="bold")
+        status.append(f" · curating as {self.actor} · {len(ranks)} open in the queue")
+        if pending:
+            status.append(f" · {pending} downgrade(s) pending (d)", style="bold yellow")
+        if self.actions_taken:
+            status.append(f"\nthis break: {'; '.join(self.actions_taken[-4:])}", style="dim")
+        status.append("\nc continues with session " + str(self.t), style="dim")
+        self.query_one("#cur-status", Static).update(status)
+        self._show_detail()
+
+    def current_id(self) -> str | None:
+        table = self.query_one(DataTable)
+        if not self.rows:
+            return None
+        i = table.cursor_row
+        return self.rows[i]["id"] if 0 <= i < len(self.rows) else None
+
+    @on(DataTable.RowHighlighted)
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail()
+
+    def _show_detail(self) -> None:
+        nid = self.current_id()
+        detail = self.query_one(NodeDetail)
+        if nid is None:
+            detail.clear_node("The ledger has no nodes.")
+            return
+        nodes = self.ledger.raw_nodes()
+        ranks = {n["id"]: i for i, n in enumerate(queue(nodes.values(), self.t), start=1)}
+        state = State(Position(None), nodes, build_children(nodes), {}, ranks, self.t, {})
+        detail.show(render_detail(state, nid, [], None))
+
+    # -- actions ----------------------------------------------------------------------
+    def _form(self, title: str, kind: str, nid: str, **kw: Any) -> None:
+        from curiosity_tui.screens.reason import ActionForm, ReasonScreen
+
+        def done(form: ActionForm | None) -> None:
+            if form is not None:
+                self._apply(kind, nid, form.reason, form.priority, form.target)
+
+        self.app.push_screen(ReasonScreen(title, **kw), done)
+
+    def _need(self) -> tuple[str, dict[str, Any]] | None:
+        nid = self.current_id()
+        if nid is None:
+            return None
+        return nid, self.ledger.raw_nodes()[nid]
+
+    def action_priority(self) -> None:
+        got = self._need()
+        if got:
+            nid, n = got
+            self._form(
+                f"Set the curator priority of {nid}",
+                "priority",
+                nid,
+                priority=True,
+                priority_default=n.get("curator_priority") or 1,
+            )
+
+    def action_merge(self) -> None:
+        got = self._need()
+        if got:
+            nid, _n = got
+            targets = [
+                (m["id"], m["text"])
+                for m in sorted(self.ledger.raw_nodes().values(), key=lambda m: node_num(m["id"]))
+                if m["id"] != nid and m["status"] not in ("merged", "archived")
+            ]
+            self._form(f"Merge {nid} into another node", "merge", nid, targets=targets)
+
+    def action_archive(self) -> None:
+        got = self._need()
+        if got:
+            self._form(f"Archive {got[0]}", "archive", got[0])
+
+    def action_revive(self) -> None:
+        got = self._need()
+        if got:
+            nid, n = got
+            if n["status"] not in ("dormant", "archived"):
+                self.notify(f"{nid} is {n['status']}; only dormant or archived nodes revive.")
+                return
+            self._form(f"Revive {nid}", "revive", nid)
+
+    @work(thread=True, exclusive=True, group="curate")
+    def _apply(
+        self, kind: str, nid: str, reason: str, priority: int | None, target: str | None
+    ) -> None:
+        led = self.ledger
+        try:
+            if kind == "priority":
+                curation.set_priority(led, nid, priority, reason, self.actor)
+                what = f"{nid} priority {'cleared' if priority is None else priority}"
+            elif kind == "merge":
+                assert target is not None
+                curation.merge(led, nid, target, reason, self.actor)
+                what = f"{nid} merged into {target}"
+            elif kind == "archive":
+                curation.archive(led, nid, reason, self.actor)
+                what = f"{nid} archived"
+            else:
+                curation.revive(led, nid, reason, self.actor)
+                what = f"{nid} revived"
+        except CuriosityError as err:
+            self.app.call_from_thread(self.notify, str(err), severity="error", title="Not done")
+            return
+        self.actions_taken.append(what)
+        self.app.call_from_thread(self.notify, f"{what} (seq {led.last_seq})", title="Journalled")
+        self.app.call_from_thread(self.refresh_queue, nid)
+
+    def action_downgrades(self) -> None:
+        from curiosity_tui.screens.downgrades import DowngradesScreen
+
+        self.app.push_screen(DowngradesScreen(self.ledger.path, ledger=self.ledger))
+
+    def action_browse(self) -> None:
+        from curiosity_tui.screens.browser import BrowserScreen
+
+        self.app.push_screen(BrowserScreen(self.ledger.path, node=self.current_id()))
+
+    def action_continue_run(self) -> None:
+        if self.done:
+            return
+        busy = [
+            w for w in self.app.workers if w.node is self and w.group == "curate" and w.is_running
+        ]
+        if busy:
+            self.notify("An action is still being written; continue in a moment.")
+            return
+        self.done = True
+        self.dismiss()
+        self.on_continue()

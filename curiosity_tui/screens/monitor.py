@@ -1,0 +1,297 @@
+"""The run monitor: a run's sessions execute in a thread worker (its own asyncio loop, so
+model calls and journal fsyncs never block the UI) with progress — session, calls made,
+completion tokens, elapsed — and notifications when a session commits or fails. With a human
+curator the run pauses between sessions on the curator screen until "continue".
+
+Quitting mid-run cancels the run's task: a session is written as one batch or not at all, and
+curator actions are one batch each, so the ledger stays consistent and the same command
+resumes the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import Footer, Header, RichLog, Static
+
+from curiosity_tui.screens.base import AppScreen
+from curiosity_tui.widgets.literal import clean
+
+
+@dataclass
+class RunRequest:
+    """What to run: ``sessions`` is the total the run should reach (it resumes)."""
+
+    ledger: Path
+    sessions: int
+    curator: str  # the human curator's name (actor human:<name>)
+    client_factory: Callable[[], contextlib.AbstractContextManager[Any]]
+    embedder_factory: Callable[[Any], Any] | None = None
+    result: Any = None  # the runner's RunResult once finished
+    error: str | None = None
+    cancelled: bool = False
+
+
+@dataclass
+class Counters:
+    calls: int = 0
+    tokens: int = 0
+    session_calls: int = 0
+    session_tokens: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class CountingClient:
+    """Wraps a model client to count calls and completion tokens as they finish."""
+
+    def __init__(self, inner: Any, counters: Counters, on_call: Callable[[], None]) -> None:
+        self._inner = inner
+        self._counters = counters
+        self._on_call = on_call
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._inner, name)
+        if name not in ("complete", "structured", "embed"):
+            return attr
+
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            out = await attr(*args, **kwargs)
+            tokens = 0
+            for part in out if isinstance(out, tuple) else (out,):
+                tokens += int(getattr(part, "completion_tokens", 0) or 0)
+            with self._counters.lock:
+                self._counters.calls += 1
+                self._counters.tokens += tokens
+                self._counters.session_calls += 1
+                self._counters.session_tokens += tokens
+            self._on_call()
+            return out
+
+        return counted
+
+
+class RunMonitorScreen(AppScreen):
+    HELP_TITLE = "Run monitor"
+    HELP = (
+        "Sessions of a run, executing in the background. With a human curator the run stops "
+        "between sessions on the curator screen. Quitting mid-run leaves the ledger consistent; "
+        "run the same command again to resume."
+    )
+    DEFAULT_CSS = """
+    RunMonitorScreen #run-progress { height: auto; padding: 0 1; background: $boost; }
+    RunMonitorScreen RichLog { height: 1fr; padding: 0 1; }
+    """
+    BINDINGS = [
+        Binding("b", "browse", "Browse ledger", id="monitor.browse"),
+        Binding("s", "stop", "Stop run", id="monitor.stop"),
+        Binding("escape", "back", "Workspace", id="monitor.back"),
+    ]
+
+    def __init__(self, run: RunRequest) -> None:
+        super().__init__()
+        self.request = run
+        self.counters = Counters()
+        self.session = 0
+        self.phase = "starting"
+        self.t0 = time.perf_counter()
+        self.finished = False
+        self._run_loop: asyncio.AbstractEventLoop | None = None
+        self._run_task: asyncio.Task[Any] | None = None
+        self._run_wait: asyncio.Future[None] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="run-progress")
+        yield RichLog(id="run-log", wrap=True, markup=False, highlight=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = f"run · {self.request.ledger.name}"
+        self._paint()
+        self.set_interval(0.5, self._paint)
+        self.runner()
+
+    # -- display ----------------------------------------------------------------------
+    def log_line(self, text: str, style: str = "") -> None:
+        self.query_one(RichLog).write(Text(clean(text), style=style))
+
+    def _paint(self) -> None:
+        c = self.counters
+        elapsed = time.perf_counter() - self.t0
+        t = Text(end="")
+        t.append(f"{self.request.ledger.name}", style="bold")
+        t.append(
+            f"  ·  target {self.request.sessions} sessions  ·  curator human:{self.request.curator}\n"
+        )
+        t.append(f"session {self.session or '-'}  ", style="bold")
+        t.append(f"{self.phase:<22}", style="yellow" if not self.finished else "green")
+        t.append(
+            f"  calls {c.session_calls} (run {c.calls})  ·  tokens {c.session_tokens} "
+            f"(run {c.tokens})  ·  elapsed {elapsed:.1f}s"
+        )
+        self.query_one("#run-progress", Static).update(t)
+
+    def _progress(self, p: Any) -> None:
+        self.session = p.session
+        if p.phase == "session":
+            self.phase = "running"
+            with self.counters.lock:
+                self.counters.session_calls = 0
+                self.counters.session_tokens = 0
+            self.log_line(f"session {p.session}: started")
+        elif p.phase == "committed":
+            self.phase = "committed"
+            self.log_line(
+                f"session {p.session}: committed — {p.calls} calls, {p.tokens} completion tokens, "
+                f"{p.elapsed_s:.1f}s into the run",
+                "green",
+            )
+            self.notify(f"Session {p.session} committed ({p.calls} calls, {p.tokens} tokens)")
+        elif p.phase == "failed":
+            self.phase = "failed"
+            self.log_line(f"session {p.session}: FAILED — {p.detail}", "bold red")
+            self.notify(
+                f"Session {p.session} failed: {p.detail}. Run the same command again to resume.",
+                severity="error",
+                timeout=10,
+            )
+        elif p.phase == "curator":
+            self.phase = "curator"
+            self.log_line(f"after session {p.session}: curator")
+        elif p.phase == "done":
+            self.phase = "done"
+        self._paint()
+
+    def _finished(self, message: str, error: bool) -> None:
+        self.finished = True
+        if self.phase not in ("failed",):
+            self.phase = "stopped" if self.request.cancelled else ("error" if error else "done")
+        self.log_line(message, "bold red" if error else "bold green")
+        self.notify(message, severity="error" if error else "information")
+        self._paint()
+
+    # -- the run --------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="run")
+    def runner(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as err:  # noqa: BLE001 - report any failure on screen
+            if isinstance(err, asyncio.CancelledError) or self.request.cancelled:
+                self.app.call_from_thread(
+                    self._finished,
+                    "Run stopped; the ledger is consistent. Run the same command again to resume.",
+                    False,
+                )
+                return
+            self.request.error = f"{type(err).__name__}: {err}"
+            self.app.call_from_thread(self._finished, f"Run failed: {self.request.error}", True)
+            return
+        res = self.request.result
+        if res is None:
+            return
+        if res.failed:
+            t, reason = res.failed[0]
+            msg = f"Stopped at session {t}: {reason}. Run the same command again to resume."
+            self.app.call_from_thread(self._finished, msg, True)
+        else:
+            self.app.call_from_thread(
+                self._finished, f"Run complete: {res.sessions_done} session(s) committed.", False
+            )
+
+    async def _main(self) -> None:
+        from curiosity_tui.ledger.ledger import Ledger
+        from curiosity_tui.protocol.runner import run_ledger
+
+        self._run_loop = asyncio.get_running_loop()
+        call = self.app.call_from_thread
+
+        def on_progress(p: Any) -> None:
+            call(self._progress, p)
+
+        def on_call() -> None:
+            call(self._paint)
+
+        async def hook(led: Ledger, after: int) -> None:
+            fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._run_wait = fut
+
+            def resume() -> None:
+                assert self._run_loop is not None
+                self._run_loop.call_soon_threadsafe(lambda: fut.done() or fut.set_result(None))
+
+            call(self._open_curator, led, after, resume)
+            await fut
+            self._run_wait = None
+
+        with (
+            self.request.client_factory() as inner,
+            Ledger.open(self.request.ledger, write=True) as led,
+        ):
+            if led.recovered:
+                call(self.log_line, f"{led.recovered}", "yellow")
+            client = CountingClient(inner, self.counters, on_call)
+            embedder = (
+                self.request.embedder_factory(inner) if self.request.embedder_factory else None
+            )
+            self._run_task = asyncio.current_task()
+            try:
+                self.request.result = await run_ledger(
+                    led,
+                    client,  # type: ignore[arg-type]
+                    sessions=self.request.sessions,
+                    embedder=embedder,
+                    curator_hook=hook,
+                    progress=on_progress,
+                )
+            finally:
+                close = getattr(inner, "aclose", None)
+                if close is not None:
+                    with contextlib.suppress(Exception):
+                        await close()
+
+    def _open_curator(self, led: Any, after: int, resume: Callable[[], None]) -> None:
+        from curiosity_tui.screens.curator import CuratorScreen
+
+        self.phase = "curator (waiting for you)"
+        self._paint()
+        self.notify(f"Session {after} done: your turn to curate.", title="Curator")
+        self.app.push_screen(CuratorScreen(led, after, f"human:{self.request.curator}", resume))
+
+    def cancel(self) -> None:
+        """Stop the run at once (uncommitted work of the current session is discarded)."""
+        if self.finished or self._run_loop is None or self._run_task is None:
+            return
+        self.request.cancelled = True
+        loop, task = self._run_loop, self._run_task
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(task.cancel)
+
+    # -- actions ----------------------------------------------------------------------
+    def action_stop(self) -> None:
+        if self.finished:
+            self.notify("The run has finished.")
+            return
+        self.cancel()
+        self.log_line("stopping: the current session's uncommitted work is discarded", "yellow")
+
+    def action_browse(self) -> None:
+        from curiosity_tui.screens.browser import BrowserScreen
+
+        self.app.push_screen(BrowserScreen(self.request.ledger))
+
+    def action_back(self) -> None:
+        if not self.finished:
+            self.notify("The run is still going; s stops it, ctrl+q quits (the run can resume).")
+            return
+        self.dismiss()

@@ -1,0 +1,86 @@
+"""Opening a blind pack from the workspace: rate it (as a named rater) or see agreement.
+
+The rating and agreement screens themselves belong to ``screens/rating.py`` and
+``screens/agreement.py``; this modal only asks who is rating and pushes one of them. The
+pack's key is never read here."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, Static
+
+from curiosity_tui.errors import CuriosityError
+
+
+class PackOpenScreen(ModalScreen[None]):
+    DEFAULT_CSS = """
+    PackOpenScreen { align: center middle; }
+    PackOpenScreen > Vertical { width: 80; max-width: 95%; height: auto; border: round $accent;
+        background: $surface; padding: 0 1; }
+    PackOpenScreen #pack-error { color: $error; height: auto; }
+    """
+    BINDINGS = [
+        Binding("ctrl+r", "rate", "Rate", id="pack.rate", priority=True),
+        Binding("ctrl+g", "agreement", "Agreement", id="pack.agreement", priority=True),
+        Binding("escape", "cancel", "Cancel", id="pack.cancel"),
+    ]
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = Path(path)
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text(f"Pack {self.path.name}", style="bold"))
+            yield Label("Rater name (one word; you see only your own ratings)")
+            yield Input(
+                value=os.environ.get("CURIOSITY_RATER") or os.environ.get("USER") or "",
+                id="pack-rater",
+            )
+            yield Static("", id="pack-error")
+            yield Static(
+                Text(
+                    "enter / ctrl+r rate · ctrl+g agreement statistics · esc cancel · "
+                    "ctrl+b leaves the rating screen",
+                    style="dim",
+                )
+            )
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        self.action_rate()
+
+    def action_rate(self) -> None:
+        rater = self.query_one(Input).value.strip()
+        if not rater:
+            self.query_one("#pack-error", Static).update("A rater name is required.")
+            return
+        try:
+            from curiosity_tui.screens.rating import RatingScreen
+
+            screen = RatingScreen(self.path, rater)
+        except CuriosityError as err:
+            self.query_one("#pack-error", Static).update(Text(str(err)))
+            return
+        self.dismiss()
+        self.app.push_screen(screen)
+
+    def action_agreement(self) -> None:
+        from curiosity_tui.screens.agreement import AgreementScreen
+
+        self.dismiss()
+        self.app.push_screen(AgreementScreen(self.path))
+
+    def action_cancel(self) -> None:
+        self.dismiss()

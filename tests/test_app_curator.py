@@ -1,0 +1,207 @@
+"""A full human-curated run of three sessions against the scripted server, driven by keys:
+a priority change, a downgrade decision, a merge and an archive between sessions, each in the
+journal with the human actor; the ledger verifies afterwards."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import DataTable
+
+from curiosity_tui.app import make_app
+from curiosity_tui.ledger import Ledger, RunMeta, verify
+from curiosity_tui.protocol.client import ModelClient
+from curiosity_tui.protocol.demo import DemoResponder
+from curiosity_tui.protocol.scripted_server import ScriptedServer
+from curiosity_tui.screens.curator import CuratorScreen
+from curiosity_tui.screens.decide import DecideScreen
+from curiosity_tui.screens.downgrades import DowngradesScreen
+from curiosity_tui.screens.monitor import RunMonitorScreen, RunRequest
+from curiosity_tui.screens.reason import ReasonScreen
+
+
+class ProposingResponder(DemoResponder):
+    """The demo model, plus a waive proposal for the focus's r1 in session 1."""
+
+    def _deliverable(self, s: int, text: str, body: dict[str, Any]) -> dict[str, Any]:
+        out = super()._deliverable(s, text, body)
+        if s == 1:
+            out["downgrade_proposals"] = [
+                {
+                    "node": "q1",
+                    "fact_id": "r1",
+                    "proposal": "waive",
+                    "new_text": None,
+                    "grounds": "No city-level counts survive for the period in any catalogue.",
+                }
+            ]
+        return out
+
+
+@pytest.fixture()
+def server() -> Iterator[ScriptedServer]:
+    srv = ScriptedServer(responder=ProposingResponder()).start()
+    yield srv
+    srv.stop()
+
+
+def factory(srv: ScriptedServer) -> Callable[[], contextlib.AbstractContextManager[Any]]:
+    @contextlib.contextmanager
+    def make() -> Iterator[ModelClient]:
+        yield ModelClient(
+            base_url=srv.base_url, api_key="sk-test", model="scripted", retry_backoff_s=0.01
+        )
+
+    return make
+
+
+async def wait_for(pilot, cond: Callable[[], bool], what: str, limit: int = 1200) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(limit):
+        if cond():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"never happened: {what}")
+
+
+def journal(path: Path) -> list[Any]:
+    with Ledger.open(path) as led:
+        return led.events()
+
+
+async def test_human_curated_run_of_three_sessions(tmp_path: Path, server: ScriptedServer) -> None:
+    path = tmp_path / "ws" / "ledgers" / "curated"
+    Ledger.create(
+        path,
+        RunMeta(
+            name="curated",
+            seed="Did the printing press cause the Reformation?",
+            config="C+cur",
+            contract="pilot-02",
+            curator="human",
+        ),
+    ).close()
+    req = RunRequest(ledger=path, sessions=3, curator="alice", client_factory=factory(server))
+    app = make_app(tmp_path / "ws", run=req, curator_name="alice")
+    async with app.run_test(size=(150, 45)) as pilot:
+        assert isinstance(app.screen, RunMonitorScreen)
+        await wait_for(pilot, lambda: isinstance(app.screen, CuratorScreen), "curator after s1")
+        cur = app.screen
+        assert isinstance(cur, CuratorScreen) and cur.after == 1
+        # 1. a priority change on the second row of the queue
+        table = cur.query_one(DataTable)
+        await pilot.press("down")
+        target = cur.current_id()
+        await pilot.press("p")
+        assert isinstance(app.screen, ReasonScreen)
+        await pilot.press("enter")  # priority 1 (default) → reason field
+        await pilot.press("enter")  # empty reason: refused, the form stays
+        assert isinstance(app.screen, ReasonScreen)
+        await pilot.press(*"newest line first", "enter")
+        await wait_for(
+            pilot,
+            lambda: any(e.kind == "curator_priority_set" for e in journal(path)),
+            "priority event",
+        )
+        await wait_for(pilot, lambda: cur.rows and cur.rows[0]["id"] == target, "queue re-ordered")
+        # 2. the pending downgrade: approve with grounds (a too-short one is refused first)
+        await pilot.press("d")
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, DowngradesScreen) and bool(app.screen.pending),
+            "pending list",
+        )
+        await pilot.press("a")
+        assert isinstance(app.screen, DecideScreen)
+        await pilot.press(*"ok fine", "ctrl+s")
+        assert isinstance(app.screen, DecideScreen)  # not a sentence: not submitted
+        await pilot.press(
+            "ctrl+a", *" - the catalogues were checked and hold no such counts.", "ctrl+s"
+        )
+        await wait_for(
+            pilot,
+            lambda: any(e.kind == "downgrade_decided" for e in journal(path)),
+            "downgrade decided",
+        )
+        await pilot.press("escape")
+        assert app.screen is cur
+        await pilot.press("c")
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, CuratorScreen) and app.screen.after == 2,
+            "curator after s2",
+        )
+        cur = app.screen
+        assert isinstance(cur, CuratorScreen)
+        table = cur.query_one(DataTable)
+        # 3. merge the last open node into q1
+        open_rows = [i for i, n in enumerate(cur.rows) if n["status"] == "open" and n["id"] != "q1"]
+        table.move_cursor(row=open_rows[-1])
+        merged = cur.current_id()
+        await pilot.press("m")
+        assert isinstance(app.screen, ReasonScreen)
+        await pilot.press(*"q1", "tab", "tab", *"same question as the seed", "ctrl+s")
+        await wait_for(pilot, lambda: any(e.kind == "nodes_merged" for e in journal(path)), "merge")
+        # 4. archive another open node
+        await wait_for(
+            pilot,
+            lambda: merged not in [n["id"] for n in cur.rows if n["status"] == "open"],
+            "refreshed",
+        )
+        open_rows = [i for i, n in enumerate(cur.rows) if n["status"] == "open" and n["id"] != "q1"]
+        table.move_cursor(row=open_rows[-1])
+        archived = cur.current_id()
+        await pilot.press("x", *"off the seed's line", "enter")
+        await wait_for(
+            pilot,
+            lambda: any(
+                e.kind == "status_changed" and e.data["to"] == "archived" for e in journal(path)
+            ),
+            "archive",
+        )
+        await pilot.press("c")
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, RunMonitorScreen) and app.screen.finished,
+            "run done",
+        )
+        assert req.result is not None and req.result.sessions_done == 3 and not req.result.failed
+
+    events = journal(path)
+    human = {e.kind: e for e in events if e.actor == "human:alice"}
+    assert human["curator_priority_set"].node == target
+    assert human["nodes_merged"].node == merged and human["nodes_merged"].data["into"] == "q1"
+    assert (
+        human["status_changed"].node == archived
+        and human["status_changed"].data["to"] == "archived"
+    )
+    assert human["downgrade_decided"].data["decision"] == "approve"
+    assert "catalogues were checked" in human["downgrade_decided"].data["grounds"]
+    with Ledger.open(path) as led:
+        assert led.last_session == 3
+        stages = [(s, st) for s, st, _ in led.snapshot_index()]
+        assert (1, "curator") in stages and (2, "curator") in stages
+        assert led.node("q1").return_condition.required_facts[0].status == "waived"  # type: ignore[union-attr]
+    assert verify(path).ok
+
+
+async def test_quitting_mid_run_leaves_a_resumable_ledger(
+    tmp_path: Path, server: ScriptedServer
+) -> None:
+    path = tmp_path / "ws" / "ledgers" / "quit"
+    Ledger.create(
+        path,
+        RunMeta(name="quit", seed="Seed?", config="C+cur", contract="pilot-02", curator="human"),
+    ).close()
+    req = RunRequest(ledger=path, sessions=3, curator="bob", client_factory=factory(server))
+    app = make_app(tmp_path / "ws", run=req, curator_name="bob")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, CuratorScreen), "curator after s1")
+        await pilot.press("ctrl+q")
+    report = verify(path)
+    assert report.ok, report.summary()
+    with Ledger.open(path) as led:
+        assert led.last_session == 1
