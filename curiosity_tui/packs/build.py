@@ -265,9 +265,20 @@ def _input_blocks(section2: str) -> list[str]:
 
 
 def _restate(block: str) -> str:
-    """A node block of section 2 restated as prose, nothing added."""
-    lines = [ln.strip().lstrip("*-").strip() for ln in block.split("\n") if ln.strip()]
-    return " ".join(lines)
+    """A node block of section 2 restated in the delivered-text shape (``- question``,
+    ``* fact``), nothing added — so a control's section 3 looks like a real one."""
+    out = []
+    for ln in block.split("\n"):
+        text = ln.strip()
+        if not text:
+            continue
+        if ln.startswith("- "):
+            out.append(f"- {text[2:].strip()}")
+        elif text.startswith("* "):
+            out.append(f"* {text[2:].strip()}")
+        elif out:  # continuation of a multi-line entry
+            out[-1] += " " + text
+    return "\n".join(out)
 
 
 def _unsupported_detail(rng: random.Random) -> str:
@@ -284,31 +295,39 @@ def _unsupported_detail(rng: random.Random) -> str:
     )
 
 
+def _statements(text: str) -> list[str]:
+    """Sentences of ``text`` usable as a quoted passage: statements (not questions) of
+    40–300 characters, taken line by line so list markers never enter a quote."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        body = re.sub(r"^\s*(?:[-*>•]|\d+[.)])\s+", "", line).strip()
+        for sent in _SENT_RE.split(body):
+            sent = sent.strip()
+            if 40 <= len(sent) <= 300 and not sent.endswith("?"):
+                out.append(sent)
+    return out
+
+
 def _resolution(
     rng: random.Random, block: str, mat: RunMaterial, item_sections: list[str]
 ) -> str | None:
-    head = _restate(block.split("\n")[0])
+    head = _restate(block.split("\n")[0])  # the question line only
     if mat.sources:
         title, text = rng.choice(mat.sources)
-        sents = [
-            s.strip() for s in _SENT_RE.split(" ".join(text.split())) if 40 <= len(s.strip()) <= 300
-        ]
+        sents = _statements(text)
         if sents:
             passage = rng.choice(sents)
             return (
-                f"{head} This can now be settled. The point rests on a passage of {title}: "
-                f'"{passage}" That passage answers the requirement directly, so it no longer stands open.'
+                f"{head}\n* This can now be settled. The point rests on a passage of {title}: "
+                f'"{passage}" That passage answers the requirement directly, so it no longer '
+                "stands open."
             )
-    sents = [
-        s.strip()
-        for s in _SENT_RE.split(" ".join(item_sections[0].split()))
-        if 40 <= len(s.strip()) <= 300
-    ]
+    sents = _statements(item_sections[0])
     if not sents:
         return None
     passage = rng.choice(sents)
     return (
-        f"{head} This can now be settled from what the first part of this investigation "
+        f"{head}\n* This can now be settled from what the first part of this investigation "
         f'already established: "{passage}" That statement answers the requirement directly, '
         "so it no longer stands open."
     )
@@ -402,13 +421,26 @@ def build_pack(
                 if not bases:
                     break
                 base_item, base_ent, mat = rng.choice(bases)
-                block = rng.choice(_input_blocks(base_item.sections[1]))
+                blocks = _input_blocks(base_item.sections[1])
+                block = rng.choice(blocks)
+                # Other lines of section 2 restated unchanged, so the control's section 3 has
+                # the length and shape of a real one; the worked line comes first.
+                others = [b for b in blocks if b != block]
+                rest = [_restate(b) for b in rng.sample(others, min(2, len(others)))]
                 if spec.kind == "repetition":
-                    s3: str | None = _restate(block)
+                    s3: str | None = "\n".join([_restate(block), *rest])
                 elif spec.kind == "unsupported-detail":
-                    s3 = f"{_restate(block)} {_unsupported_detail(rng)} {_unsupported_detail(rng)}"
+                    s3 = "\n".join(
+                        [
+                            _restate(block),
+                            f"* {_unsupported_detail(rng)}",
+                            f"* {_unsupported_detail(rng)}",
+                            *rest,
+                        ]
+                    )
                 else:
-                    s3 = _resolution(rng, block, mat, base_item.sections)
+                    res = _resolution(rng, block, mat, base_item.sections)
+                    s3 = "\n".join([res, *rest]) if res is not None else None
                 if s3 is None:
                     notes.append(f"could not build a {spec.kind} control from {base_ent.run}")
                     continue
