@@ -159,3 +159,11 @@ def test_leakcheck_no_signal_when_formats_match(tmp_path: Path) -> None:
     assert task.verdict.startswith("no evidence")
     fam = next(t for t in rep.tasks if t.task == "families")
     assert fam.verdict.startswith("not testable")
+
+
+def test_key_found_by_name_beside_pack(tmp_path: Path) -> None:
+    out = tmp_path / "p"
+    build_pack(hand_made_materials(), load_scheme("pilot-01"), out, key_out=tmp_path / "vault.json")
+    _rate_all(out, "ann")
+    _rate_all(out, "bob")
+    assert unblind(out, by="human:cy").completeness.complete

@@ -207,7 +207,13 @@ def completeness(pack: Pack) -> Completeness:
 
 def read_key(pack: Pack, key_path: Path | None = None) -> PackKey:
     """Open the key (key holder only) and check it is the one the pack was built with."""
-    path = Path(key_path) if key_path else default_key_path(pack.path)
+    if key_path:
+        path = Path(key_path)
+    else:
+        path = default_key_path(pack.path)
+        named = pack.path.resolve().parent / pack.manifest.key_name
+        if not path.exists() and named.exists():
+            path = named  # built with --key-out NAME beside the pack
     try:
         raw = path.read_bytes()
     except OSError as err:
