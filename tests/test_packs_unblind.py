@@ -167,3 +167,26 @@ def test_key_found_by_name_beside_pack(tmp_path: Path) -> None:
     _rate_all(out, "ann")
     _rate_all(out, "bob")
     assert unblind(out, by="human:cy").completeness.complete
+
+
+def test_agreement_real_only_after_unblind(tmp_path: Path) -> None:
+    from curiosity_tui.packs.pack_agreement import pack_agreement
+
+    out = tmp_path / "p2"
+    build_pack(hand_made_materials(), load_scheme("pilot-02"), out, seed=4)
+    for rater in ("ann", "bob"):
+        s = RatingSession(out, rater)
+        for item in s.order:
+            s.save(
+                item,
+                {
+                    "q1": {"category": "repeated", "grounds": "g", "quotes": ["first session"]},
+                    "q2": {"category": "none", "grounds": "g"},
+                },
+            )
+    assert pack_agreement(out, n_boot=50).n_items == 9
+    with pytest.raises(PackError, match="run `unblind` first"):
+        pack_agreement(out, n_boot=50, real_only=True)
+    unblind(out, by="human:cy")
+    rep = pack_agreement(out, n_boot=50, real_only=True)
+    assert rep.n_items == 6 and "controls left out" in rep.scope

@@ -67,6 +67,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--boot", type=int, default=10_000, help="bootstrap samples (default 10000)")
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("--tui", action="store_true", help="show the agreement screen instead of text")
+    a.add_argument(
+        "--real-only",
+        action="store_true",
+        help="leave out control items (needs the key; only after unblind)",
+    )
+    a.add_argument("--key", type=Path, default=None)
     a.set_defaults(handler=_agreement)
 
     u = sub.add_parser(
@@ -183,7 +189,13 @@ def _agreement(args: argparse.Namespace) -> int:
         Pack.open(args.packdir)  # fail with one line before the terminal is taken over
         AgreementApp(args.packdir, n_boot=args.boot, seed=args.seed).run()
         return 0
-    rep = pack_agreement(args.packdir, n_boot=args.boot, seed=args.seed)
+    rep = pack_agreement(
+        args.packdir,
+        n_boot=args.boot,
+        seed=args.seed,
+        real_only=args.real_only,
+        key_path=args.key,
+    )
     if args.json:
         _print_json(rep)
     else:

@@ -21,15 +21,39 @@ class PackAgreement(BaseModel):
     pack_id: str
     scheme: str
     n_items: int
+    scope: str = "all items (controls, if any, cannot be told apart before unblinding)"
     raters: list[str]
     n_boot: int
     seed: int
     questions: list[QuestionAgreement]
 
 
-def pack_agreement(packdir: str | Path, *, n_boot: int = 10_000, seed: int = 0) -> PackAgreement:
+def pack_agreement(
+    packdir: str | Path,
+    *,
+    n_boot: int = 10_000,
+    seed: int = 0,
+    real_only: bool = False,
+    key_path: Path | None = None,
+) -> PackAgreement:
+    """Agreement per question. ``real_only`` leaves out control items; it needs the key and
+    is refused until ``unblind`` has logged ``key_opened``, so it cannot open the key early."""
     pack = Pack.open(packdir)
     records = all_ratings(pack)
+    order = pack.order
+    scope = PackAgreement.model_fields["scope"].default
+    if real_only:
+        from curiosity_tui.packs.pack import PackError
+        from curiosity_tui.packs.unblind import PackLog, read_key
+
+        if not any(e.kind == "key_opened" for e in PackLog(pack.path).entries()):
+            raise PackError(
+                f"{pack.path}: the key has not been opened (run `unblind` first); "
+                "agreement on real items only needs the key"
+            )
+        key = read_key(pack, key_path)
+        order = [i for i in order if key.items[i].kind == "run"]
+        scope = f"real items only ({len(order)} of {len(pack.order)}; controls left out)"
     questions = []
     for q in pack.scheme.questions:
         per_rater: dict[str, dict[str, str]] = {}
@@ -44,7 +68,7 @@ def pack_agreement(packdir: str | Path, *, n_boot: int = 10_000, seed: int = 0) 
                 q.id,
                 q.category_ids,
                 per_rater,
-                pack.order,
+                order,
                 pack.clusters,
                 n_boot=n_boot,
                 seed=seed,
@@ -53,7 +77,8 @@ def pack_agreement(packdir: str | Path, *, n_boot: int = 10_000, seed: int = 0) 
     return PackAgreement(
         pack_id=pack.manifest.pack_id,
         scheme=pack.scheme.id,
-        n_items=len(pack.order),
+        n_items=len(order),
+        scope=scope,
         raters=sorted(records),
         n_boot=n_boot,
         seed=seed,
@@ -66,6 +91,7 @@ def format_agreement(rep: PackAgreement) -> str:
         f"pack {rep.pack_id} · scheme {rep.scheme} · {rep.n_items} items · "
         f"raters: {', '.join(rep.raters) or '(none yet)'}",
         f"intervals: 95% percentile bootstrap, {rep.n_boot} samples resampling runs, seed {rep.seed}",
+        f"scope: {rep.scope}",
     ]
     for qa in rep.questions:
         lines.append("")
