@@ -69,7 +69,7 @@ class CuriosityApp(App[None]):
         run: Any = None,
     ) -> None:
         super().__init__()
-        self.workspace = Path(workspace)
+        self.workspace = Path(workspace).resolve()
         self.initial_ledger = Path(ledger) if ledger else None
         self.curator_name = curator_name
         self.run_request = run

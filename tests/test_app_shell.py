@@ -46,7 +46,7 @@ async def test_workspace_lists_ledgers_and_opens_browser(ws: Path) -> None:
         assert first[:4] == ["example-pilot-01", "C+cur", "pilot-01", "human"]
         assert first[4].strip() == "3"  # sessions
         assert first[5].strip() == "4" and first[6].strip() == "1" and first[7].strip() == "1"
-        assert first[9] == "1 pending"
+        assert first[9].strip() == "1"
         assert first[10] == "2"  # audit findings, filled in by a worker
         assert first[11] == "idle"
         # filter

@@ -47,13 +47,20 @@ class HelpScreen(ModalScreen[None]):
         if purpose:
             table.add_row("", Text(purpose, style="italic"), "")
         seen: set[tuple[str, str]] = set()
+        groups: list[list[tuple[Text, Text, Text]]] = [[], [], []]
         for _key, active in self.target.active_bindings.items():
             b = active.binding
             if not b.description or (b.action, b.description) in seen:
                 continue
             seen.add((b.action, b.description))
             shown = b.key_display or self.app.get_key_display(b)
-            table.add_row(Text(shown), Text(b.description), Text(b.id or ""))
+            group = 0 if active.node is self.target else (2 if active.node is self.app else 1)
+            groups[group].append((Text(shown), Text(b.description), Text(b.id or "")))
+        for i, rows in enumerate(groups):
+            if i and rows:
+                table.add_row("", Text(("", "this pane", "everywhere")[i], style="dim italic"), "")
+            for row in rows:
+                table.add_row(*row)
         return table
 
     async def action_dismiss(self, result: None = None) -> None:

@@ -23,13 +23,13 @@ LEDGER_COLUMNS = (
     ("config", "config"),
     ("contract", "contract"),
     ("curator", "curator"),
-    ("sessions", "sessions"),
+    ("sess", "sessions"),
     ("open", "open"),
     ("closed", "closed"),
-    ("dormant", "dormant"),
-    ("other", "other"),
-    ("downgrades", "downgrades"),
-    ("findings", "findings"),
+    ("dorm", "dormant"),
+    ("arch+mrg", "other"),
+    ("dg pend", "downgrades"),
+    ("audit", "findings"),
     ("state", "state"),
 )
 PACK_COLUMNS = (("pack", "name"), ("scheme", "scheme"), ("items", "items"), ("rated by", "raters"))
@@ -62,8 +62,12 @@ def ledger_row(s: wsmod.LedgerSummary) -> list[Text]:
         Text(str(s.open), justify="right", style="green"),
         Text(str(s.closed), justify="right", style="blue"),
         Text(str(s.dormant), justify="right", style="yellow"),
-        Text(str(other), justify="right"),
-        Text(f"{pending} pending" if pending else "—", style="yellow" if pending else "dim"),
+        Text(str(other) if other else "—", justify="right", style="" if other else "dim"),
+        Text(
+            str(pending) if pending else "—",
+            justify="right",
+            style="bold yellow" if pending else "dim",
+        ),
         findings,
         state,
     ]
@@ -106,7 +110,7 @@ class WorkspaceScreen(AppScreen):
 
     def __init__(self, root: Path) -> None:
         super().__init__()
-        self.root = Path(root)
+        self.root = Path(root).resolve()
         self.data: wsmod.Workspace | None = None
         self.sort_key: wsmod.SortKey = "name"
         self.reverse = False
