@@ -127,17 +127,28 @@ def test_retirement_after_a_recheck_or_an_approved_waive_is_not_reported(tmp_pat
         s1 = _check(led, PILOT_01, "r1", True, 2)
         _check(led, PILOT_01, "r1", False, 3, text="Actually nothing on file.")
         s3 = _check(led, PILOT_01, "r2", True, 3)
-        pid = downgrades.propose(
-            led,
-            "q1",
-            "r1",
-            "waive",
-            grounds="The estimate cannot be had from any source.",
-            actor="model",
-        )
-        downgrades.decide(
-            led, pid, "approve", grounds="Agreed, the share is not needed now.", actor="human:ana"
-        )
+        # the waive, as the journal would hold it (a pilot-01 run has no downgrade route, so
+        # the events are written directly: the audit reads whatever the journal holds)
+        with led.batch(3, marker="batch_committed", label="waive") as b:
+            b.emit(
+                "downgrade_proposed",
+                "q1",
+                "model",
+                {
+                    "id": "d1",
+                    "requirement": "r1",
+                    "action": "waive",
+                    "grounds": "Cannot be had.",
+                    "proposed_by": "model",
+                    "session": 3,
+                },
+            )
+            b.emit(
+                "downgrade_decided",
+                "q1",
+                "human:ana",
+                {"proposal": "d1", "decision": "approve", "grounds": "Agreed, not needed."},
+            )
         _retire(led, 3, ["r1"], [led.raw_nodes()["q1"]["return_condition"]["required_facts"][1]])
         report = audit(led)
     # both unverified marks stay reported where they happened; r1's retirement is not

@@ -95,7 +95,7 @@ def test_proposal_is_a_journal_event_with_actor_and_grounds(led: Ledger) -> None
         "decision": None,
     }
     assert _r(led)["status"] == "unchecked"  # a proposal changes nothing by itself
-    assert _propose(led, actor="model-curator") == "d2"
+    assert _propose(led, actor="model-curator", action="weaken", new_text="Some record.") == "d2"
     assert (
         _propose(led, actor="human:ana", action="weaken", new_text="Any record of suppression.")
         == "d3"
@@ -214,7 +214,7 @@ def test_deciding_an_already_decided_proposal_is_refused_naming_who(led: Ledger)
 
 def test_approving_a_waive_of_a_retired_or_met_requirement_is_refused(led: Ledger) -> None:
     pid = _propose(led)
-    pid2 = _propose(led)
+    pid2 = _propose(led, action="weaken", new_text="Any record of suppression.")
     # r1 gets verified-satisfied meanwhile (by the fold, as a verified check would)
     with led.batch(2, marker="batch_committed", label="check") as b:
         b.emit(
@@ -349,3 +349,58 @@ def test_cli_downgrades_list_and_decide(led: Ledger, capsys: pytest.CaptureFixtu
     )
     assert "already approved by human:ana" in capsys.readouterr().err
     assert verify(path).ok
+
+
+def test_a_second_identical_pending_proposal_is_refused(led: Ledger) -> None:
+    _propose(led)
+    with pytest.raises(TransitionError, match="d1 already proposes to waive q1/r1"):
+        _propose(led, actor="model-curator")
+    # a different proposal for the same requirement is a new one
+    assert _propose(led, action="weaken", new_text="Any record of suppression.") == "d2"
+
+
+def test_no_proposal_on_a_closed_node(led: Ledger) -> None:
+    with led.batch(2, marker="batch_committed", label="close") as b:
+        b.emit("node_closed", "q1", "model", {"reason": "ANSWER", "unmet": ["r1"]})
+    with pytest.raises(TransitionError, match="q1 is closed"):
+        _propose(led)
+
+
+def test_pilot01_run_has_no_downgrade_route(tmp_path: Path) -> None:
+    """pilot-01 is the contract as run: nothing to propose, nothing to decide."""
+    path = tmp_path / "p1"
+    meta = RunMeta(
+        name="p1", seed="Did print cause the Reformation?", config="C-cur", contract="pilot-01"
+    )
+    with Ledger.create(path, meta) as led:
+        with led.batch(1, marker="batch_committed", label="setup") as b:
+            b.emit(
+                "return_condition_set",
+                "q1",
+                "model",
+                {
+                    "required_facts": [
+                        {"id": "r1", "text": R1, "status": "unchecked", "checked": None}
+                    ]
+                },
+            )
+            # a proposal already in the journal (e.g. written by an older version)
+            b.emit(
+                "downgrade_proposed",
+                "q1",
+                "model",
+                {
+                    "id": "d1",
+                    "requirement": "r1",
+                    "action": "waive",
+                    "grounds": GROUNDS,
+                    "proposed_by": "model",
+                    "session": 1,
+                },
+            )
+        before = led.last_seq
+        with pytest.raises(TransitionError, match="pilot-01, which has no downgrade route"):
+            _propose(led, actor="human:ana")
+        with pytest.raises(TransitionError, match="no downgrade route"):
+            dg.decide(led, "d1", "approve", grounds=DECISION, actor="human:ana")
+        assert led.last_seq == before and _r(led)["status"] == "unchecked"

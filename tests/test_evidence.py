@@ -214,3 +214,18 @@ def test_pilot01_keeps_no_evidence_records_even_for_a_verbatim_passage(tmp_path:
         out = _check(led, PILOT_01, source_id=sid, passage="not in the source at all, but claimed")
         assert out.result == "satisfied" and out.evidence_id is None
         assert led.raw_nodes()["q1"]["evidence"] == []
+
+
+def test_altered_or_missing_source_file_leaves_evidence_proposed(tmp_path: Path) -> None:
+    led, sid = _ledger(tmp_path)
+    with led:
+        stored = led.path / "sources" / f"{sid}.txt"
+        stored.write_text(SOURCE + "\nAppended later.\n", encoding="utf-8")  # passage still occurs
+        out = _check(led, source_id=sid, passage=VERBATIM)
+        assert not out.verified and out.result == "unchecked"
+        assert "no longer matches its sha256" in led.raw_nodes()["q1"]["evidence"][-1]["reason"]
+        stored.unlink()
+        out = _check(led, source_id=sid, passage=VERBATIM)
+        assert not out.verified
+        assert "cannot be read" in led.raw_nodes()["q1"]["evidence"][-1]["reason"]
+        assert _r1(led)["status"] == "unchecked"

@@ -14,7 +14,7 @@ import pytest
 from curiosity_tui.cli import main as cli
 from curiosity_tui.contract.retrieval import retrieve, split_passages
 from curiosity_tui.contract.sources import MAX_SOURCE_BYTES, add_source
-from curiosity_tui.errors import InputError
+from curiosity_tui.errors import InputError, TransitionError
 from curiosity_tui.ledger import Ledger, RunMeta, verify
 
 TEXT = (
@@ -161,3 +161,23 @@ def test_cli_sources_add_and_list(
     assert cli(["sources", "add", str(path), str(empty)]) == 2
     err = capsys.readouterr().err
     assert str(empty) in err and "empty" in err
+
+
+def test_invalid_actor_is_refused_before_anything_is_written(tmp_path: Path, led: Ledger) -> None:
+    f = _file(tmp_path, "a.txt", TEXT.encode())
+    with pytest.raises(InputError, match="invalid actor 'alice'"):
+        add_source(led, f, actor="alice")
+    assert list((led.path / "sources").iterdir()) == [] and led.sources() == []
+
+
+def test_missing_or_altered_source_file_fails_retrieval_naming_it(
+    tmp_path: Path, led: Ledger
+) -> None:
+    sid = add_source(led, _file(tmp_path, "n.txt", TEXT.encode())).source_id
+    stored = led.path / "sources" / f"{sid}.txt"
+    stored.write_text(TEXT.replace("Nuremberg", "Basel"), encoding="utf-8")
+    with pytest.raises(TransitionError, match="no longer matches its sha256"):
+        retrieve(led, [("r1", "pamphlets in Nuremberg")])
+    stored.unlink()
+    with pytest.raises(TransitionError, match=f"sources/{sid}.txt cannot be read"):
+        retrieve(led, [("r1", "pamphlets in Nuremberg")])

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from curiosity_tui.contract.rules import get_contract
 from curiosity_tui.errors import TransitionError
 from curiosity_tui.ledger.ledger import Batch, Ledger
 
@@ -41,6 +42,15 @@ def is_human(actor: str) -> bool:
     return (
         bool(name) and not any(c.isspace() for c in name) and name.casefold() not in RESERVED_NAMES
     )
+
+
+def _require_downgrades(meta: dict[str, Any] | None) -> None:
+    name = (meta or {}).get("contract", "pilot-02")
+    if not get_contract(name).downgrades_allowed:
+        raise TransitionError(
+            f"this run's contract is {name}, which has no downgrade route (as run); "
+            "downgrades exist under pilot-02"
+        )
 
 
 @dataclass
@@ -75,11 +85,14 @@ def propose_in_batch(
     actor: str,
     new_text: str | None = None,
 ) -> str:
+    _require_downgrades(b.state.meta)
     node = b.node(node_id)
     rc = node.get("return_condition")
     req = next((r for r in (rc["required_facts"] if rc else []) if r["id"] == requirement), None)
     if req is None:
         raise TransitionError(f"{node_id} has no required fact {requirement!r}")
+    if node["status"] in ("closed", "archived", "merged"):
+        raise TransitionError(f"{node_id} is {node['status']}; its requirements no longer bind")
     if req["status"] in ("satisfied", "waived"):
         raise TransitionError(f"{node_id}/{requirement} is already {req['status']}")
     if action not in ("waive", "weaken"):
@@ -87,6 +100,16 @@ def propose_in_batch(
     if action == "weaken" and not (new_text or "").strip():
         raise TransitionError("a weaken proposal needs the new, weaker requirement text")
     text = check_grounds(grounds)
+    clean_new = new_text.strip() if action == "weaken" and new_text else None
+    for p in node["downgrades"]:
+        if (
+            p["status"] == "pending"
+            and p["requirement"] == requirement
+            and (p["action"], p.get("new_text")) == (action, clean_new)
+        ):
+            raise TransitionError(
+                f"{p['id']} already proposes to {action} {node_id}/{requirement} and awaits a decision"
+            )
     pid = f"d{b.state.downgrade_counter + 1}"
     b.emit(
         "downgrade_proposed",
@@ -96,7 +119,7 @@ def propose_in_batch(
             "id": pid,
             "requirement": requirement,
             "action": action,
-            "new_text": new_text.strip() if action == "weaken" and new_text else None,
+            "new_text": clean_new,
             "grounds": text,
             "proposed_by": actor,
             "session": b.session,
@@ -146,6 +169,7 @@ def decide(
     if decision not in ("approve", "reject"):
         raise TransitionError(f"decision must be approve or reject, not {decision!r}")
     text = check_grounds(grounds, "decision grounds")
+    _require_downgrades(led._state.meta)
     nid, p = _find(led, proposal_id)
     if p["status"] != "pending":
         by = p["decision"]["by"] if p.get("decision") else "?"

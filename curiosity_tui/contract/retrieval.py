@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from curiosity_tui.contract.sources import read_stored_source
 from curiosity_tui.ledger.ledger import Ledger
 
 WINDOW = 80
@@ -40,7 +41,9 @@ def retrieve(
 
     passages: list[tuple[str, str]] = []
     for src in sorted(led.sources(), key=lambda s: s.id):
-        for p in split_passages(led.source_text(src.id)):
+        # a missing or altered source file raises TransitionError naming it (a failed session)
+        text = read_stored_source(led.path, src.model_dump())
+        for p in split_passages(text):
             passages.append((src.id, p))
     if not passages or not queries:
         return {rid: [] for rid, _ in queries}

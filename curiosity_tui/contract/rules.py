@@ -43,6 +43,7 @@ class Contract:
     closure_bound: bool  # rule 2: unmet requirements block closure
     checks_in_deliverable: bool  # pilot-01 ran checks inside the deliverable call
     checker_instruction: str
+    downgrades_allowed: bool = True  # pilot-01 had no downgrade route: nothing to propose or decide
 
     def check_result(self, current: Status, claimed: str, evidence_verified: bool) -> Status:
         """The requirement's status after a check claiming ``claimed``."""
@@ -68,7 +69,9 @@ class Contract:
         return ClosureDecision(close=True, unmet=unmet)
 
 
-PILOT_01 = Contract("pilot-01", False, False, True, CHECKER_INSTRUCTION_PILOT01)
+PILOT_01 = Contract(
+    "pilot-01", False, False, True, CHECKER_INSTRUCTION_PILOT01, downgrades_allowed=False
+)
 PILOT_02 = Contract("pilot-02", True, True, False, CHECKER_INSTRUCTION_PILOT02)
 CONTRACTS = {c.name: c for c in (PILOT_01, PILOT_02)}
 

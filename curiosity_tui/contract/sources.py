@@ -6,9 +6,10 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from curiosity_tui.errors import InputError
-from curiosity_tui.ledger.ledger import SOURCES_DIR, Ledger
+from curiosity_tui.errors import InputError, TransitionError
+from curiosity_tui.ledger.ledger import SOURCES_DIR, Ledger, valid_actor
 
 MAX_SOURCE_BYTES = 20 * 1024 * 1024
 
@@ -44,6 +45,23 @@ def read_text_artifact(path: Path) -> str:
     return text
 
 
+def read_stored_source(ledger_path: Path, src: dict[str, Any]) -> str:
+    """A stored source's text, checked against its sha256 (the id). A missing, unreadable or
+    altered file raises TransitionError: a match against it would verify nothing."""
+    path = Path(ledger_path) / src["path"]
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise TransitionError(
+            f"cited source {src['id'][:12]}: its file {src['path']} cannot be read ({err.strerror})"
+        ) from None
+    if hashlib.sha256(data).hexdigest() != src["id"]:
+        raise TransitionError(
+            f"cited source {src['id'][:12]}: its file {src['path']} no longer matches its sha256"
+        )
+    return data.decode("utf-8")
+
+
 def add_source(
     led: Ledger,
     path: str | Path,
@@ -52,6 +70,8 @@ def add_source(
     locator: str | None = None,
     actor: str = "system",
 ) -> AddResult:
+    if not valid_actor(actor):
+        raise InputError(f"invalid actor {actor!r}: use system or human:<name>")
     p = Path(path)
     text = read_text_artifact(p)
     blob = text.encode("utf-8")

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from curiosity_tui.contract.evidence import MATCH_METHOD, match_passage
 from curiosity_tui.contract.rules import Contract
+from curiosity_tui.contract.sources import read_stored_source
 from curiosity_tui.errors import TransitionError
 from curiosity_tui.ledger.ledger import Batch
 
@@ -52,9 +53,13 @@ def record_check(
         elif source_id not in sources:
             reason = f"cited source {source_id!r} does not exist in this ledger"
         else:
-            text = (b.ledger.path / sources[source_id]["path"]).read_text(encoding="utf-8")
-            outcome = match_passage(passage, text)
-            reason, offset = outcome.reason, outcome.offset
+            try:
+                text = read_stored_source(b.ledger.path, sources[source_id])
+            except TransitionError as err:
+                reason = str(err)
+            else:
+                outcome = match_passage(passage, text)
+                reason, offset = outcome.reason, outcome.offset
         b.emit(
             "evidence_added",
             node_id,
