@@ -482,3 +482,8 @@ def test_cli_audit_as_a_subprocess(episodes: Path) -> None:
         check=False,
     )
     assert good.returncode == 0 and "0 finding(s)" in good.stdout
+
+
+def test_only_the_two_pilot01_episodes_have_findings_among_committed_ledgers() -> None:
+    with_findings = {p.name for p in iter_ledgers(LEDGERS) if audit_path(p).findings}
+    assert with_findings == {"episode-grabe-pilot01", "episode-suppression-pilot01"}
