@@ -196,10 +196,12 @@ async def test_verdict_with_a_locked_plan(tmp_path: Path) -> None:
         clauses = screen.query_one("#verdict-clauses", DataTable)
         row = [str(c) for c in clauses.get_row_at(0)]
         assert row[0] == "max_depth"
-        assert row[2:4] == ["C+cur", f"{clause.value_treatment:.2f}"]
-        assert row[5:7] == ["B-armed+cur", f"{clause.value_control:.2f}"]
-        assert row[7] == f"{clause.advantage:+.2f}"
-        assert row[9] == "no interval"  # one run a side
+        assert row[2] == "higher"
+        assert row[3:5] == ["C+cur", f"{clause.value_treatment:.2f}"]
+        assert row[6:8] == ["B-armed+cur", f"{clause.value_control:.2f}"]
+        assert row[8] == f"{clause.advantage:+.2f}"
+        assert row[9] == clause.outcome.replace("_", " ")
+        assert row[10] == "no interval"  # one run a side
         # the locked metric is never exploratory; the others are, with their values
         explo = screen.query_one("#verdict-exploratory", DataTable)
         keys = [k.value for k in explo.rows]
@@ -207,6 +209,7 @@ async def test_verdict_with_a_locked_plan(tmp_path: Path) -> None:
         nw = {r.metric: r for r in rep.exploratory}["nodes_worked"]
         shown = cells(explo, "nodes_worked")
         assert shown[1:3] == [f"{nw.by_config['B-armed+cur']:.2f}", f"{nw.by_config['C+cur']:.2f}"]
+        assert shown[3] == f"{nw.differences[0].diff:+.2f} no interval"
         chron = screen.query_one("#verdict-chronology", DataTable)
         assert [str(c) for c in chron.get_row_at(0)][:3] == ["1", entry.ts, "before-runs"]
 
@@ -252,6 +255,23 @@ async def test_broken_chain_and_no_runs_are_reported(tmp_path: Path) -> None:
         assert isinstance(screen, AnalysisScreen)
         assert screen.error is not None and "no runs found" in screen.error
         assert "no runs found" in static_text(screen, "#analysis-status")
+
+
+async def test_pushed_on_the_main_app_and_back(tmp_path: Path) -> None:
+    from curiosity_tui.app import make_app
+    from curiosity_tui.screens.workspace import WorkspaceScreen
+
+    runs = two_runs(tmp_path)
+    app = make_app(tmp_path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, WorkspaceScreen)
+        app.push_screen(AnalysisScreen([runs]))
+        await settle(pilot)
+        screen = screen_of(app)
+        assert screen.metric_cell("live_nodes", "B-armed+cur") == "11.00 (n=1)"
+        await pilot.press("escape")
+        assert isinstance(app.screen, WorkspaceScreen)
 
 
 def test_charts_are_exact_block_drawings() -> None:

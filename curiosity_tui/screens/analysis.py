@@ -35,9 +35,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import (
     DataTable,
@@ -48,6 +49,7 @@ from textual.widgets import (
     TabbedContent,
     TabPane,
 )
+from textual.worker import get_current_worker
 
 from curiosity_tui.app import CSS as APP_CSS
 from curiosity_tui.screens.base import AppScreen
@@ -464,7 +466,8 @@ class AnalysisScreen(AppScreen):
         except Exception as err:  # a bug must not take the app down: say what happened
             self.app.call_from_thread(self._failed, f"{type(err).__name__}: {err}")
             return
-        self.app.call_from_thread(self._show, data)
+        if not get_current_worker().is_cancelled:  # a newer reload supersedes this one
+            self.app.call_from_thread(self._show, data)
 
     def _failed(self, message: str) -> None:
         if not self.is_attached:
@@ -757,13 +760,8 @@ class AnalysisScreen(AppScreen):
                 num(str(e.seq)), lit(e.ts), lit(e.stage), lit(e.hash[:12]), lit(e.plan_sha256[:12])
             )
         widgets.append(chron)
-        widgets.append(Static(Text("Exploratory"), classes="an-title"))
         widgets.append(
-            Static(
-                lit(rep.exploratory_note, "italic"),
-                id="verdict-exploratory-note",
-                classes="an-note",
-            )
+            Static(lit(rep.exploratory_note), id="verdict-exploratory-note", classes="an-title")
         )
         configs = [
             c for c in data.doc.configs if any(c in row.by_config for row in rep.exploratory)
@@ -772,7 +770,9 @@ class AnalysisScreen(AppScreen):
         explo.add_column("metric", key="metric")
         for c in configs:
             explo.add_column(lit(c, "bold"), key=c)
-        explo.add_column("differences (95% CI)", key="diffs")
+        pairs = list(dict.fromkeys((d.a, d.b) for row in rep.exploratory for d in row.differences))
+        for a, b in pairs:
+            explo.add_column(lit(f"{a} − {b} (95% CI)", "bold"), key=f"{a}|{b}")
         undefined: list[str] = []
         for row in rep.exploratory:
             if all(v is None for v in row.by_config.values()):
@@ -781,14 +781,11 @@ class AnalysisScreen(AppScreen):
             label = Text(row.metric, end="")
             if row.embedder:
                 label.append(f" [{row.embedder}]", style="cyan")
-            diffs = "; ".join(
-                f"{clean(d.a, oneline=True)} − {clean(d.b, oneline=True)}: {fmt(d.diff)} {fmt_interval(d)}"
-                for d in row.differences
-            )
+            diffs = {(d.a, d.b): d for d in row.differences}
             explo.add_row(
                 label,
                 *(num(fmt(row.by_config.get(c))) for c in configs),
-                Text(diffs, style="dim"),
+                *(_diff_cell(diffs.get(pair)) for pair in pairs),
                 key=row.metric,
             )
         widgets.append(explo)
@@ -840,6 +837,7 @@ class AnalysisScreen(AppScreen):
         table.add_columns(
             "metric",
             "holds",
+            "better",
             "treatment",
             "value",
             "",
@@ -866,6 +864,7 @@ class AnalysisScreen(AppScreen):
                 table.add_row(
                     label,
                     holds[mc.holds] if i == 0 else Text(""),
+                    Text("higher" if c.higher_is_better else "lower"),
                     lit(c.treatment, "bold"),
                     num(fmt(c.value_treatment)),
                     Text(sign[c.outcome], justify="center"),
@@ -875,7 +874,6 @@ class AnalysisScreen(AppScreen):
                     Text(
                         c.outcome.replace("_", " ")
                         + (f", read as {v.ties}" if c.outcome == "tie" else "")
-                        + f" ({'higher' if c.higher_is_better else 'lower'} is better; margin {c.margin:g})"
                     ),
                     Text(fmt_interval(c.interval)),
                     Text(_per_run(c.per_run_treatment)),
@@ -996,6 +994,12 @@ def _per_run(values: Sequence[float | None]) -> str:
     return ", ".join(fmt(v) for v in values) or "none"
 
 
+def _diff_cell(d: Difference | None) -> Text:
+    if d is None or d.diff is None:
+        return num("—", "dim")
+    return num(f"{d.diff:+.2f} {fmt_interval(d)}")
+
+
 def _clause_note(c: ClauseResult) -> str:
     return c.interval.note
 
@@ -1022,6 +1026,12 @@ class AnalysisApp(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(AnalysisScreen(self.paths, self.chain))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        provider = getattr(screen, "palette_commands", None)
+        if provider is not None:
+            yield from provider()
+        yield from super().get_system_commands(screen)
 
     def action_help(self) -> None:
         from curiosity_tui.screens.help import HelpScreen
