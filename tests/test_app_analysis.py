@@ -313,3 +313,15 @@ def test_importing_the_screen_loads_no_numpy(subprocess_env: dict[str, str]) -> 
         cwd=ROOT,
     )
     assert out.stdout.strip() == ""
+
+
+@pytest.mark.parametrize("key", ["1", "4", "5"], ids=["metrics", "sweep", "chart"])
+def test_snapshot_views(snap_compare, key: str, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(ROOT)  # a relative path in the title, the same on every checkout
+
+    async def run(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        await pilot.press(key)
+        await settle(pilot)
+
+    assert snap_compare(AnalysisApp(Path("ledgers")), terminal_size=(130, 40), run_before=run)
