@@ -28,8 +28,12 @@ GENESIS = "0" * 64
 _HASH_SUFFIX_LEN = len(',"hash":""}') + 64
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """Sorted keys, compact separators, UTF-8 text (same as json.dumps with those options)."""
+    return _CANONICAL.encode(obj)
 
 
 def encode_event(body: dict[str, Any]) -> tuple[bytes, str]:

@@ -122,6 +122,44 @@ class HashIndex:
         return frozenset(self._lines)
 
 
+class NodeEncoder:
+    """Canonical JSON of nodes for a long in-place fold (replay): a node's facts are
+    append-only, so the encoded facts of each node are kept and only new ones encoded. The
+    output is byte-identical to ``journal.canonical(node)``."""
+
+    def __init__(self) -> None:
+        self._facts: dict[str, tuple[list[Any], int, list[str]]] = {}
+
+    def encode(self, node: dict[str, Any]) -> str:
+        enc = jr.canonical
+        facts = node["facts"]
+        hit = self._facts.get(node["id"])
+        if hit is not None and hit[0] is facts and len(facts) >= hit[1]:
+            parts = hit[2]
+            parts.extend(enc(f) for f in facts[hit[1] :])
+        else:
+            parts = [enc(f) for f in facts]
+        self._facts[node["id"]] = (facts, len(facts), parts)
+        # sorted keys: everything before "facts", the facts, everything after
+        before = enc({k: v for k, v in node.items() if k < "facts"})[1:-1]
+        after = enc({k: v for k, v in node.items() if k > "facts"})[1:-1]
+        fields = [f for f in (before, '"facts":[' + ",".join(parts) + "]", after) if f]
+        return "{" + ",".join(fields) + "}"
+
+
+def snapshot_texts(
+    nodes: dict[str, dict[str, Any]], dirty: set[str], index: HashIndex, encoder: NodeEncoder
+) -> dict[str, str]:
+    """Hash the nodes changed since the last snapshot into ``index``; return their canonical
+    JSON (parsed only if a caller needs the dicts)."""
+    changed: dict[str, str] = {}
+    for nid in sorted(dirty, key=_num):
+        text = encoder.encode(nodes[nid])
+        index.set(nid, hashlib.sha256(text.encode("utf-8")).hexdigest())
+        changed[nid] = text
+    return changed
+
+
 def snapshot_delta(
     nodes: dict[str, dict[str, Any]], dirty: set[str], index: HashIndex
 ) -> dict[str, dict[str, Any]]:
@@ -718,13 +756,22 @@ class ReplayResult:
     residue_lines: int = 0
     last_hash: str = jr.GENESIS
 
+    def snapshot_rows(self) -> list[dict[str, Any]]:
+        """The snapshot rows as the projection stores them (deltas parsed into dicts)."""
+        rows = []
+        for r in self.snapshots:
+            row = {k: v for k, v in r.items() if k != "changed_json"}
+            row["changed"] = {nid: json.loads(t) for nid, t in r["changed_json"].items()}
+            rows.append(row)
+        return rows
+
     def tables(self) -> dict[str, list[dict[str, Any]]]:
         st = self.state
         return {
             "nodes": list(st.nodes.values()),
             "sessions": [st.sessions[k] for k in sorted(st.sessions)],
             "failed": list(st.failed),
-            "snapshots": self.snapshots,
+            "snapshots": self.snapshot_rows(),
             "sources": list(st.sources.values()),
         }
 
@@ -734,6 +781,7 @@ def replay(path: Path, *, check_snapshots: bool = True) -> ReplayResult:
     scan = jr.scan(path / JOURNAL_FILE)
     st = FoldState()
     index = HashIndex()
+    encoder = NodeEncoder()
     dirty: set[str] = set()
     snaps: list[dict[str, Any]] = []
     for ev in scan.events:
@@ -755,7 +803,7 @@ def replay(path: Path, *, check_snapshots: bool = True) -> ReplayResult:
         ids = [i for i in _touched(kind, ev["node"], ev["data"]) if i in st.nodes]
         dirty.update(ids)
         if kind == "snapshot_written" and check_snapshots:
-            changed = snapshot_delta(st.nodes, dirty, index)
+            changed = snapshot_texts(st.nodes, dirty, index, encoder)
             digest = index.digest()
             if digest != ev["data"]["state_hash"]:
                 raise CorruptLedgerError(
@@ -769,7 +817,7 @@ def replay(path: Path, *, check_snapshots: bool = True) -> ReplayResult:
                     "seq": seq,
                     "state_hash": digest,
                     "node_count": len(st.nodes),
-                    "changed": changed,
+                    "changed_json": changed,  # canonical JSON per node; see snapshot_rows()
                 }
             )
             dirty = set()
@@ -849,12 +897,15 @@ def verify(path: str | Path) -> VerifyReport:
                 f"projection holds {len(stored)} snapshots, the journal {len(result.snapshots)}"
             )
             return base
-        acc_stored: dict[str, Any] = {}
-        acc_replay: dict[str, Any] = {}
+        # equal deltas at every snapshot <=> equal accumulated states at every snapshot
         for s_row, r_row in zip(stored, result.snapshots, strict=True):
-            acc_stored.update(s_row["changed"])
-            acc_replay.update(r_row["changed"])
-            if s_row["seq"] != r_row["seq"] or jr.canonical(acc_stored) != jr.canonical(acc_replay):
+            s_changed = s_row["changed"]
+            r_changed = r_row["changed_json"]
+            if (
+                s_row["seq"] != r_row["seq"]
+                or set(s_changed) != set(r_changed)
+                or any(jr.canonical(s_changed[k]) != t for k, t in r_changed.items())
+            ):
                 base.ok = False
                 base.first_bad_seq = r_row["seq"]
                 base.problem = f"stored snapshot after session {r_row['session']} ({r_row['stage']}) differs from the replay"
