@@ -188,3 +188,33 @@ def test_projection_not_json(tmp_path: Path, clock: Any) -> None:
     (tmp_path / "a" / "ledger.json").write_text("{not json")
     with pytest.raises(CorruptLedgerError, match="ledger.json"):
         Ledger.open(tmp_path / "a")
+
+
+def test_failed_write_leaves_no_prefix(
+    tmp_path: Path, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write that fails part-way (disk full) is cut back, so the next batch appends cleanly."""
+    import os as _os
+
+    led = build(tmp_path / "l", 1, clock=clock)
+    jpath = tmp_path / "l" / "journal.jsonl"
+    good = jpath.read_bytes()
+    real_write = _os.write
+    calls = {"n": 0}
+
+    def flaky(fd: int, data: Any) -> int:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            return real_write(fd, bytes(data[: len(data) // 2]))
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(jr.os, "write", flaky)
+    with pytest.raises(OSError), led.batch(2) as b:
+        b.emit("fact_attached", "q1", "model", {"text": "lost"})
+    monkeypatch.setattr(jr.os, "write", real_write)
+    assert jpath.read_bytes() == good
+    with led.batch(2) as b:
+        b.emit("fact_attached", "q1", "model", {"text": "kept"})
+    led.close()
+    assert verify(tmp_path / "l").ok
+    assert Ledger.open(tmp_path / "l").node("q1").facts[-1].text == "kept"

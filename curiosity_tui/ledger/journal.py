@@ -13,6 +13,7 @@ file and seq; nothing is silently repaired.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -288,11 +289,20 @@ def append_batch(path: Path, lines: list[bytes]) -> None:
     blob = b"".join(lines)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        view = memoryview(blob)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        os.fsync(fd)
+        start = os.fstat(fd).st_size
+        try:
+            view = memoryview(blob)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fsync(fd)
+        except BaseException:
+            # a failed write (disk full, interrupt) must not leave a prefix for the next
+            # batch to be appended to: that would turn crash residue into a damaged line
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, start)
+                os.fsync(fd)
+            raise
     finally:
         os.close(fd)
 
