@@ -4,12 +4,14 @@ required fact to satisfied under pilot-02."""
 
 from __future__ import annotations
 
+import asyncio
 import unicodedata
 from pathlib import Path
 from typing import Any, cast
 
 import pytest
 
+from curiosity_tui.contract.audit import audit
 from curiosity_tui.contract.evidence import (
     MATCH_METHOD,
     match_passage,
@@ -21,6 +23,10 @@ from curiosity_tui.contract.sources import add_source
 from curiosity_tui.contract.transitions import record_check
 from curiosity_tui.ledger import Ledger, RunMeta, verify
 from curiosity_tui.ledger.models import ContractName
+from curiosity_tui.protocol.client import ModelClient
+from curiosity_tui.protocol.demo import DemoResponder
+from curiosity_tui.protocol.runner import run_ledger
+from curiosity_tui.protocol.scripted_server import Script, ScriptedServer, ScriptRule
 
 SOURCE = (
     "Printing in the Empire, 1517\u20131520\n\n"
@@ -229,3 +235,72 @@ def test_altered_or_missing_source_file_leaves_evidence_proposed(tmp_path: Path)
         assert not out.verified
         assert "cannot be read" in led.raw_nodes()["q1"]["evidence"][-1]["reason"]
         assert _r1(led)["status"] == "unchecked"
+
+
+# ----------------------------------------------------------------------------- through sessions
+
+
+def test_sessions_hand_retrieved_passages_to_the_checker_and_verify_only_verbatim(
+    tmp_path: Path,
+) -> None:
+    """pilot-02 end to end: the checker call receives retrieved passages with their source ids;
+    a reply citing a source id that does not exist stays proposed, a verbatim (re-flowed,
+    straight-quoted) passage is verified and satisfies the requirement."""
+    example = Path(__file__).resolve().parents[1] / "scripts" / "example_source.txt"
+    path = tmp_path / "run"
+    meta = RunMeta(name="run", seed="Did print cause the Reformation?", config="C-cur")
+    with Ledger.create(path, meta) as led:
+        sid = add_source(led, example).source_id
+    passage = (
+        "Urban literacy in the German lands was higher than rural literacy,\n  and estimates "
+        "for large imperial cities are commonly placed between one in ten"
+    )
+
+    def reply(source_id: str) -> dict[str, Any]:
+        return {
+            "fact_id": "r1",
+            "satisfied": True,
+            "evidence": "The note gives the estimate.",
+            "source_id": source_id,
+            "passage": passage,
+        }
+
+    script = Script(
+        rules=[
+            ScriptRule(kind="checker", session=2, reply=reply("f" * 64)),
+            ScriptRule(kind="checker", session=3, reply=reply(sid)),
+        ]
+    )
+    with ScriptedServer(script, responder=DemoResponder(preserve_sessions=(1, 2, 3))) as srv:
+
+        async def go() -> None:
+            client = ModelClient(
+                base_url=srv.base_url, api_key="sk-test", model="scripted", retry_backoff_s=0.01
+            )
+            with Ledger.open(path, write=True) as led:
+                res = await run_ledger(led, client, sessions=3)
+            await client.aclose()
+            assert not res.failed, res.failed
+
+        asyncio.run(go())
+        [req2] = srv.requests_of("checker")[:1]
+        prompt = "\n".join(m["content"] for m in req2.body["messages"])
+        assert f"[source {sid}]" in prompt and "literacy" in prompt
+    with Ledger.open(path) as led:
+        q1 = led.raw_nodes()["q1"]
+        by_session = {e["session"]: e for e in q1["evidence"] if e["requirement"] == "r1"}
+        assert by_session[2]["status"] == "proposed" and "does not exist" in by_session[2]["reason"]
+        assert by_session[3]["status"] == "verified" and by_session[3]["source_id"] == sid
+        offset = by_session[3]["match"]["offset"]
+        assert led.source_text(sid)[offset:].startswith("Urban literacy in the German lands")
+        r1 = q1["return_condition"]["required_facts"][0]
+        # the session-3 revision retires the now verified-satisfied r1 — legitimately
+        assert r1["id"] != "r1" or r1["status"] == "satisfied"
+        checks = [
+            (c["session"], c["claimed"], c["result"])
+            for c in q1["checks"]
+            if c["requirement"] == "r1"
+        ]
+        assert checks == [(2, "satisfied", "unchecked"), (3, "satisfied", "satisfied")]
+        assert audit(led).findings == []
+    assert verify(path).ok
