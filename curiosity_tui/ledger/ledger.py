@@ -136,9 +136,10 @@ class NodeEncoder:
         hit = self._facts.get(node["id"])
         if hit is not None and hit[0] is facts and len(facts) >= hit[1]:
             parts = hit[2]
-            parts.extend(enc(f) for f in facts[hit[1] :])
+            if len(facts) > hit[1]:  # one encode call for all new facts, brackets dropped
+                parts.append(enc(facts[hit[1] :])[1:-1])
         else:
-            parts = [enc(f) for f in facts]
+            parts = [enc(facts)[1:-1]] if facts else []
         self._facts[node["id"]] = (facts, len(facts), parts)
         # sorted keys: everything before "facts", the facts, everything after
         before = enc({k: v for k, v in node.items() if k < "facts"})[1:-1]
