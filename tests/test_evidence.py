@@ -304,3 +304,56 @@ def test_sessions_hand_retrieved_passages_to_the_checker_and_verify_only_verbati
         assert checks == [(2, "satisfied", "unchecked"), (3, "satisfied", "satisfied")]
         assert audit(led).findings == []
     assert verify(path).ok
+
+
+def test_fast_match_agrees_with_the_normalised_search_on_random_texts() -> None:
+    """The regex search over the original text must find exactly what searching the
+    normalised text finds, at the original offset (seeded, 1200 cases)."""
+    import random
+
+    alphabet = [
+        "a",
+        "b",
+        " ",
+        "  ",
+        "\n",
+        "\u201c",
+        "\u201d",
+        '"',
+        "'",
+        "\u2019",
+        ".",
+        "(",
+        "*",
+        "\t",
+        "\u00a0",
+        "ab",
+    ]
+    rng = random.Random(7)
+    compared = 0
+    for _ in range(1200):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(5, 60)))
+        a = rng.randint(0, len(text))
+        b = rng.randint(a, len(text))
+        passage = (
+            text[a:b]
+            if rng.random() < 0.7
+            else "".join(rng.choice(alphabet) for _ in range(rng.randint(5, 25)))
+        )
+        hay, index = normalise_with_map(text)
+        needle = normalise(passage)
+        if len(needle) < 12:
+            continue
+        pos = hay.find(needle)
+        assert match_passage(passage, text).offset == (index[pos] if pos >= 0 else None)
+        compared += 1
+    assert compared > 200
+
+
+def test_match_in_a_source_near_the_size_limit() -> None:
+    body = "Printing in \u201cNuremberg\u201d  was\nbusy. " * 480_000  # ~18 MB of text
+    src = body + "The closing sentence names Melchior Lotter."
+    out = match_passage('sentence names "Melchior Lotter', src)
+    assert not out.ok  # the closing quote is not in the source
+    out = match_passage("The closing sentence names Melchior Lotter", src)
+    assert out.ok and out.offset == len(body)

@@ -86,12 +86,34 @@ class MatchOutcome:
     reason: str
 
 
+def _needle_pattern(needle: str) -> re.Pattern[str]:
+    """A regex that finds a normalised ``needle`` in *un*-normalised (NFC) text: each space
+    matches a whitespace run, each straight quote any quote it stands for, everything else
+    itself. Equivalent to searching the normalised text, at C speed, with original offsets."""
+    classes = {
+        q: "[" + re.escape(q + "".join(k for k, v in _QUOTES.items() if v == q)) + "]"
+        for q in ("'", '"')
+    }
+    parts = []
+    for ch in needle:
+        if ch == " ":
+            parts.append(r"\s+")
+        else:
+            parts.append(classes.get(ch) or re.escape(ch))
+    return re.compile("".join(parts))
+
+
 def match_passage(passage: str, source_text: str) -> MatchOutcome:
     needle = normalise(passage)
     if len(needle) < 12:
         return MatchOutcome(
             False, None, "passage too short to verify (under 12 characters after normalisation)"
         )
+    if unicodedata.is_normalized("NFC", source_text):
+        found = _needle_pattern(needle).search(source_text)
+        if found is None:
+            return MatchOutcome(False, None, "passage does not occur in the cited source")
+        return MatchOutcome(True, found.start(), "")
     hay, index = normalise_with_map(source_text)
     pos = hay.find(needle)
     if pos == -1:
