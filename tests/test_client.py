@@ -523,3 +523,42 @@ async def test_clients_share_connections_per_loop_and_dropping_one_is_safe(serve
         kind="answer", session=1, messages=MSGS, max_tokens=5, internal=False
     )
     assert text == "ok" and b._client() is not shared
+
+
+async def test_refusal_on_complete_is_returned_and_flagged(servers):
+    server = servers(ScriptRule(kind="answer", reply="I can't help with that.", fault="refusal"))
+    client = make_client(server)
+    text, rec = await client.complete(
+        kind="answer", session=1, messages=MSGS, max_tokens=50, internal=False
+    )
+    assert text == "I can't help with that." and rec.refusal and rec.error is None
+
+
+async def test_refusal_on_structured_gets_repair_then_fails(servers):
+    server = servers(ScriptRule(kind="judge-before", reply="No.", fault="refusal"))
+    client = make_client(server)
+    with pytest.raises(ModelCallError) as info:
+        await client.structured(
+            kind="judge-before",
+            session=1,
+            messages=MSGS,
+            schema=JudgeBeforeResponse,
+            max_tokens=50,
+            internal=True,
+        )
+    assert info.value.code == "refusal" and "refused: No." in str(info.value)
+    assert [r.refusal for r in info.value.records] == [True, True]
+
+
+async def test_switches_to_max_completion_tokens_when_asked(servers):
+    server = servers(ScriptRule(kind="answer", reply="ok"), accepts_max_tokens=False)
+    client = make_client(server)
+    for _ in range(2):
+        text, _ = await client.complete(
+            kind="answer", session=1, messages=MSGS, max_tokens=7, internal=False
+        )
+        assert text == "ok"
+    bodies = [r.body for r in server.requests]
+    assert "max_tokens" in bodies[0] and bodies[1]["max_completion_tokens"] == 7
+    assert "max_tokens" not in bodies[2]  # remembered
+    assert client.token_param == "max_completion_tokens"

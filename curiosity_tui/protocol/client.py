@@ -65,6 +65,9 @@ class CallRecord(BaseModel):
     repair: bool = Field(
         default=False, description="True for the repair retry of a structured call."
     )
+    refusal: bool = Field(
+        default=False, description="The endpoint returned a refusal (its text is response_text)."
+    )
     earlier: list[CallRecord] = Field(
         default_factory=list,
         exclude=True,
@@ -407,7 +410,7 @@ class ModelClient:
             repair=repair,
         )
         if refusal and not (message is not None and message.content):
-            record.error = self._redact(f"the model refused: {refusal}")
+            record.refusal = True
         self.calls.append(record)
         return content, record
 
@@ -458,8 +461,8 @@ class ModelClient:
             )
             records.append(record)
             code, problem = "schema_violation", ""
-            if record.error is not None:  # refusal
-                code, problem = "refusal", record.error
+            if record.refusal:
+                code, problem = "refusal", f"the model refused: {content}"
             else:
                 try:
                     data = parse_json_object(content)

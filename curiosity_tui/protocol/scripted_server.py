@@ -15,7 +15,8 @@ Faults a rule can inject: ``http_429``, ``http_500``, ``timeout`` (the
 request hangs until the client gives up), ``invalid_json`` (the reply cut in
 half), ``schema_violation`` (a JSON object of the wrong shape, or the rule's
 reply as given), ``length`` (the reply cut in half with ``finish_reason:
-length``). Replies longer than the request's ``max_tokens`` (by the server's
+length``), ``refusal`` (``content: null`` and the reply as ``message.refusal``, as
+OpenAI structured outputs do). Replies longer than the request's ``max_tokens`` (by the server's
 deterministic token estimate) are cut and end on ``length``, as a real server
 would. Every request is recorded (headers without the Authorization value,
 and the JSON body) for tests to inspect.
@@ -44,7 +45,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from curiosity_tui.errors import InputError
 
-Fault = Literal["http_429", "http_500", "timeout", "invalid_json", "schema_violation", "length"]
+Fault = Literal[
+    "http_429", "http_500", "timeout", "invalid_json", "schema_violation", "length", "refusal"
+]
 ReplyContent = str | dict[str, Any] | list[Any]
 
 SCRIPTED_MODEL = "scripted"
@@ -156,6 +159,7 @@ class ScriptedServer:
         responder: Responder | None = None,
         latency_ms: int = 0,
         supports_json_schema: bool = True,
+        accepts_max_tokens: bool = True,
         enforce_max_tokens: bool = True,
         model: str = SCRIPTED_MODEL,
         hang_s: float = 30.0,
@@ -165,6 +169,7 @@ class ScriptedServer:
         self.responder = responder
         self.latency_ms = latency_ms
         self.supports_json_schema = supports_json_schema
+        self.accepts_max_tokens = accepts_max_tokens
         self.enforce_max_tokens = enforce_max_tokens
         self.model = model
         self.hang_s = hang_s
@@ -277,6 +282,12 @@ class ScriptedServer:
         response_format = body.get("response_format") or {}
         if response_format.get("type") == "json_schema" and not self.supports_json_schema:
             raise _HTTPError(400, "response_format type 'json_schema' is not supported")
+        if "max_tokens" in body and not self.accepts_max_tokens:
+            raise _HTTPError(
+                400,
+                "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                "Use 'max_completion_tokens' instead.",
+            )
         reply = self._select(kind, session, body)
         if reply is None:
             raise _HTTPError(
@@ -303,6 +314,9 @@ class ScriptedServer:
         cap = body.get("max_completion_tokens") or body.get("max_tokens")
         if self.enforce_max_tokens and isinstance(cap, int) and completion > cap:
             content, finish, completion = content[: cap * 4], "length", cap
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if reply.fault == "refusal":
+            message = {"role": "assistant", "content": None, "refusal": content}
         messages = body.get("messages") or []
         prompt_text = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
         prompt = estimate_tokens(prompt_text)
@@ -314,7 +328,7 @@ class ScriptedServer:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": content},
+                    "message": message,
                     "finish_reason": finish,
                     "logprobs": None,
                 }
