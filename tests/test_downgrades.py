@@ -404,3 +404,21 @@ def test_pilot01_run_has_no_downgrade_route(tmp_path: Path) -> None:
         with pytest.raises(TransitionError, match="no downgrade route"):
             dg.decide(led, "d1", "approve", grounds=DECISION, actor="human:ana")
         assert led.last_seq == before and _r(led)["status"] == "unchecked"
+
+
+def test_no_model_reply_can_carry_a_decision() -> None:
+    """The model may propose, never decide: no response schema a model fills (deliverable,
+    curator, …) has a decision field or an approve/reject value."""
+    from curiosity_tui.protocol.schemas import SCHEMAS, DowngradeProposal
+
+    for name, schema in SCHEMAS.items():
+        text = json.dumps(schema.model_json_schema())
+        assert '"approve"' not in text and '"reject"' not in text, name
+        assert '"decision"' not in text and '"decided' not in text, name
+    assert set(DowngradeProposal.model_fields) == {
+        "node",
+        "fact_id",
+        "proposal",
+        "new_text",
+        "grounds",
+    }
