@@ -24,6 +24,7 @@ server). Every request carries ``X-Curiosity-Call: <kind>`` and
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import os
@@ -94,15 +95,23 @@ def render_messages(messages: Sequence[dict[str, str]]) -> str:
     return "\n\n".join(f"[{m.get('role', '')}]\n{m.get('content', '')}" for m in messages)
 
 
+@functools.cache
+def _schema_of(schema: type[BaseModel]) -> dict[str, Any]:
+    # model_json_schema() costs ~2 ms for DeliverableResponse; schemas are fixed classes.
+    # The cached dict is shared: treat it as read-only.
+    return schema.model_json_schema()
+
+
+@functools.cache
+def _schema_text(schema: type[BaseModel]) -> str:
+    return json.dumps(_schema_of(schema), ensure_ascii=False, sort_keys=True)
+
+
 def schema_response_format(schema: type[BaseModel]) -> dict[str, Any]:
     """The ``response_format`` payload for a pydantic model (strict structured outputs)."""
     return {
         "type": "json_schema",
-        "json_schema": {
-            "name": schema.__name__,
-            "schema": schema.model_json_schema(),
-            "strict": True,
-        },
+        "json_schema": {"name": schema.__name__, "schema": _schema_of(schema), "strict": True},
     }
 
 
@@ -110,7 +119,7 @@ def schema_instruction(schema: type[BaseModel]) -> str:
     """The system message added when the server only supports ``json_object``."""
     return (
         "Reply with one JSON object and nothing else. It must validate against this JSON schema:\n"
-        + json.dumps(schema.model_json_schema(), ensure_ascii=False, sort_keys=True)
+        + _schema_text(schema)
     )
 
 
@@ -329,11 +338,14 @@ class ModelClient:
         while True:
             sent = list(messages)
             kwargs: dict[str, Any] = {self.token_param: max_tokens}
+            # response_format travels in extra_body: merged into the JSON body as it is, so the
+            # openai client does not walk the whole schema on every call (its typed-param
+            # transform); the wire request is identical.
             if schema is not None and fmt == "json_schema":
-                kwargs["response_format"] = schema_response_format(schema)
+                kwargs["extra_body"] = {"response_format": schema_response_format(schema)}
             elif schema is not None:
                 sent = [*messages, {"role": "system", "content": schema_instruction(schema)}]
-                kwargs["response_format"] = {"type": "json_object"}
+                kwargs["extra_body"] = {"response_format": {"type": "json_object"}}
             oa = self._client()
 
             def make(
