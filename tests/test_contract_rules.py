@@ -348,3 +348,55 @@ def test_scripted_sessions_block_then_close_after_approved_waive(tmp_path: Path)
         assert [(e.session, e.node, e.data["unmet"]) for e in closed] == [(3, "q1", [])]
         assert json.loads(json.dumps(rec3.model_dump()))["closure"] == {"closed": True, "unmet": []}
     assert verify(path).ok
+
+
+class _SelfCertifying(DemoResponder):
+    """A deliverable that also claims every required fact satisfied, in its own checks list."""
+
+    def _deliverable(self, s: int, text: str, body: dict[str, Any]) -> dict[str, Any]:
+        reply = super()._deliverable(s, text, body)
+        reply["checks"] = [
+            {
+                "fact_id": "r1",
+                "satisfied": True,
+                "evidence": "I can state it concretely.",
+                "source_id": None,
+                "passage": None,
+            }
+        ]
+        return reply
+
+
+@pytest.mark.parametrize("contract", ["pilot-01", "pilot-02"])
+def test_checker_instruction_and_where_checks_come_from(tmp_path: Path, contract: str) -> None:
+    """pilot-01: checks come from the deliverable, under the instruction as run; pilot-02:
+    separate checker calls under the corrected instruction, and checks in the deliverable are
+    ignored (a deliverable cannot certify its own requirements)."""
+    path = tmp_path / "run"
+    Ledger.create(
+        path, RunMeta(name="run", seed=SEED, config="C-cur", contract=cast(ContractName, contract))
+    ).close()
+    with ScriptedServer(responder=_SelfCertifying(preserve_sessions=(1, 2))) as srv:
+        _drive(path, srv, 2)
+        checker_calls = [r for r in srv.requests_of("checker") if r.session == 2]
+    with Ledger.open(path) as led:
+        rec = led.session_record(2)
+        assert rec is not None
+        checks = [
+            (c["session"], c["requirement"], c["claimed"], c["result"])
+            for c in led.raw_nodes()["q1"]["checks"]
+        ]
+        if contract == "pilot-01":
+            assert checker_calls == []
+            assert (
+                "by facts on file or by knowledge you can state concretely"
+                in rec.inputs["deliverable"]
+            )
+            assert checks == [(2, "r1", "satisfied", "satisfied")]
+        else:
+            assert len(checker_calls) == 1
+            prompt = rec.inputs["checker-r1"]
+            assert PILOT_02.checker_instruction in prompt
+            assert "knowledge you can state concretely" not in prompt + rec.inputs["deliverable"]
+            # only the checker's own verdict (not satisfied: no sources) was recorded
+            assert checks == [(2, "r1", "not_satisfied", "not_satisfied")]
