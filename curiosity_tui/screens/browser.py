@@ -25,6 +25,8 @@ from curiosity_tui.widgets.node_detail import NodeDetail, render_detail
 from curiosity_tui.widgets.node_tree import LedgerTree
 from curiosity_tui.widgets.session_bar import SessionBar
 
+_UNSET = object()
+
 
 class BrowserScreen(AppScreen):
     HELP_TITLE = "Ledger browser"
@@ -72,6 +74,7 @@ class BrowserScreen(AppScreen):
         self.pending_node = node
         self.matches: list[str] = []
         self.match_at = -1
+        self._detail_for: object = _UNSET
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -158,7 +161,17 @@ class BrowserScreen(AppScreen):
     # -- detail ---------------------------------------------------------------------
     @on(LedgerTree.NodeFocused)
     def _focused(self, event: LedgerTree.NodeFocused) -> None:
-        self._show_detail(event.node_id)
+        # The cursor repaints first; the detail follows after that refresh, and a burst of key
+        # presses (key repeat) coalesces into one detail update for where the cursor stops.
+        first = self._detail_for is _UNSET
+        self._detail_for = event.node_id
+        if first:
+            self.call_after_refresh(self._flush_detail)
+
+    def _flush_detail(self) -> None:
+        nid, self._detail_for = self._detail_for, _UNSET
+        if nid is not _UNSET:
+            self._show_detail(nid)  # type: ignore[arg-type]
 
     def _show_detail(self, nid: str | None) -> None:
         detail = self.query_one(NodeDetail)

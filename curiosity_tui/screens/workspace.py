@@ -153,7 +153,10 @@ class WorkspaceScreen(AppScreen):
         for s in data.ledgers:
             s.findings = old.get(s.path)
         self.app.call_from_thread(self._show, data)
-        self.app.call_from_thread(self.count_findings, [s.path for s in data.ledgers])
+        # the audit pass starts after the rows are painted, so it never delays the first paint
+        self.app.call_from_thread(
+            self.call_after_refresh, self.count_findings, [s.path for s in data.ledgers]
+        )
 
     @work(thread=True, exclusive=True, group="audit")
     def count_findings(self, paths: list[Path]) -> None:
