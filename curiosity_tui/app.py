@@ -157,8 +157,12 @@ def run_curated(ledger: Path | str, *, sessions: int, curator: str, args: Any) -
         return 1
     res = req.result
     if res is None or res.failed or res.sessions_done < sessions:
-        done = res.sessions_done if res is not None else "?"
-        print(f"{path}: stopped after session {done}; run the same command again to resume")
+        with Ledger.open(path) as led:
+            done = led.last_session
+        print(
+            f"{path}: stopped with {done} of {sessions} session(s) committed; "
+            "run the same command again to resume"
+        )
         return 1
     print(f"{path}: {res.sessions_done} session(s) committed")
     return 0

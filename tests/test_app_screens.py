@@ -136,3 +136,19 @@ def test_workspace_summary_running_sort_filter(tmp_path: Path) -> None:
     assert by_sessions[-1].name == "broken"
     assert wsmod.ledger_dirs(ws / "ledgers" / "run-02") == [ws / "ledgers" / "run-02"]
     assert [p.name for p in wsmod.ledger_dirs(ws / "ledgers")][:1] == ["broken"]
+
+
+async def test_metrics_screen_over_the_workspace_runs(tmp_path: Path) -> None:
+    ws = build_workspace(tmp_path / "m", markup=False)
+    app = make_app(ws)
+    async with app.run_test(size=(150, 45)) as pilot:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        from curiosity_tui.screens.metrics import MetricsScreen
+
+        assert isinstance(app.screen, MetricsScreen)
+        status = str(app.screen.query_one("#metrics-status", Static).render())
+        assert "2 run(s)" in status and "nothing was locked" in status
+        await pilot.press("escape")
+        assert isinstance(app.screen, WorkspaceScreen)

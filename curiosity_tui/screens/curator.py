@@ -157,7 +157,7 @@ class CuratorScreen(AppScreen):
         nodes = self.ledger.raw_nodes()
         ranks = {n["id"]: i for i, n in enumerate(queue(nodes.values(), self.t), start=1)}
         state = State(Position(None), nodes, build_children(nodes), {}, ranks, self.t, {})
-        detail.show(render_detail(state, nid, [], None))
+        detail.show(render_detail(state, nid, [], None, journal=False))
 
     # -- actions ----------------------------------------------------------------------
     def _form(self, title: str, kind: str, nid: str, **kw: Any) -> None:

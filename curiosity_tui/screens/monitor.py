@@ -106,6 +106,7 @@ class RunMonitorScreen(AppScreen):
         self.phase = "starting"
         self.t0 = time.perf_counter()
         self.finished = False
+        self.t_end: float | None = None
         self._run_loop: asyncio.AbstractEventLoop | None = None
         self._run_task: asyncio.Task[Any] | None = None
         self._run_wait: asyncio.Future[None] | None = None
@@ -128,7 +129,7 @@ class RunMonitorScreen(AppScreen):
 
     def _paint(self) -> None:
         c = self.counters
-        elapsed = time.perf_counter() - self.t0
+        elapsed = (self.t_end or time.perf_counter()) - self.t0
         t = Text(end="")
         t.append(f"{self.request.ledger.name}", style="bold")
         t.append(
@@ -175,6 +176,7 @@ class RunMonitorScreen(AppScreen):
 
     def _finished(self, message: str, error: bool) -> None:
         self.finished = True
+        self.t_end = time.perf_counter()
         if self.phase not in ("failed",):
             self.phase = "stopped" if self.request.cancelled else ("error" if error else "done")
         self.log_line(message, "bold red" if error else "bold green")

@@ -103,6 +103,7 @@ class WorkspaceScreen(AppScreen):
         Binding("S", "reverse", "Reverse sort", show=False, id="workspace.reverse"),
         Binding("a", "audit", "Audit", id="workspace.audit"),
         Binding("d", "downgrades", "Downgrades", id="workspace.downgrades"),
+        Binding("m", "metrics", "Metrics", id="workspace.metrics"),
         Binding("r", "refresh", "Refresh", id="workspace.refresh"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="workspace.clear"),
         Binding("q", "app.quit", "Quit", id="workspace.quit"),
@@ -280,6 +281,12 @@ class WorkspaceScreen(AppScreen):
             from curiosity_tui.screens.downgrades import DowngradesScreen
 
             self.app.push_screen(DowngradesScreen(s.path))
+
+    def action_metrics(self) -> None:
+        from curiosity_tui.screens.metrics import MetricsScreen
+
+        runs = self.root / "ledgers" if (self.root / "ledgers").is_dir() else self.root
+        self.app.push_screen(MetricsScreen(runs))
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)

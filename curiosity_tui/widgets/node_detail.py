@@ -51,6 +51,8 @@ def render_detail(
     nid: str,
     events: list[dict[str, Any]] | None,
     before: dict[str, Any] | None = None,
+    *,
+    journal: bool = True,
 ) -> Text:
     """The detail text for node ``nid`` at ``state`` (``events`` None = journal still loading)."""
     n = state.nodes[nid]
@@ -195,6 +197,8 @@ def render_detail(
             )
             t.append(clean(dec["grounds"]) + "\n")
 
+    if not journal:
+        return t
     if events is None:
         _section(t, "Journal")
         t.append(INDENT + "loading…\n", style="dim italic")
