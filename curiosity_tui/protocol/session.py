@@ -606,7 +606,7 @@ async def _run_protocol(
             answer = (deliv.answer or "").strip() or selected
             out = attempt_closure(b, st.contract, focus, answer=answer, delta=dlt)
             rec.closure = {"closed": out.closed, "unmet": out.unmet}  # type: ignore[attr-defined]
-        if not st.contract.checks_in_deliverable:
+        if st.contract.downgrades_allowed:
             for p in deliv.downgrade_proposals:
                 nid = _existing(b, ctx, p.node, "downgrade proposal")
                 if nid is None:
