@@ -76,7 +76,7 @@ class CuriosityApp(App[None]):
         self._keymap = dict(keymap or {})
         if theme:
             self.theme = theme
-        self.sub_title = str(self.workspace)
+        self.sub_title = self.workspace.name or str(self.workspace)
 
     def on_mount(self) -> None:
         if self._keymap:
