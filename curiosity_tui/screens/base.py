@@ -19,7 +19,10 @@ def binding_commands(node: Screen, bindings: Iterable[object]) -> Iterable[Syste
         def run(action: str = action) -> object:
             return node.run_action(action)
 
-        key = b.key_display or b.key.split(",")[0]
+        try:
+            key = b.key_display or node.app.get_key_display(b)
+        except Exception:  # noqa: BLE001 - display only
+            key = b.key.split(",")[0]
         yield SystemCommand(b.description, f"key {key} · id {b.id or '-'}", run)
 
 

@@ -63,7 +63,7 @@ class SearchScreen(ModalScreen[tuple[str, list[str]] | None]):
             label.append(f"{nid:<7}", style="bold")
             label.append(f"{n['status']:<9}", style=STATUS_STYLE.get(n["status"], ""))
             label.append(f"[{where}] ", style="dim")
-            label.append(short(n["text"], 70))
+            label.append(short(n["text"], 56))
             options.append(Option(label, id=nid))
         ol.add_options(options)
         more = " (first 200)" if len(found) >= 200 else ""
