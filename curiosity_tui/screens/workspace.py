@@ -32,6 +32,7 @@ LEDGER_COLUMNS = (
     ("audit", "findings"),
     ("state", "state"),
 )
+REFRESH_S = 5.0
 PACK_COLUMNS = (("pack", "name"), ("scheme", "scheme"), ("items", "items"), ("rated by", "raters"))
 
 
@@ -141,6 +142,12 @@ class WorkspaceScreen(AppScreen):
         self.title = f"workspace {self.root.name or self.root}"
         self.query_one("#ledgers", DataTable).focus()
         self.scan()
+        # runs started elsewhere show up (and finish) without a key press
+        self.set_interval(REFRESH_S, self._tick)
+
+    def _tick(self) -> None:
+        if self.is_current and self.data is not None:
+            self.scan()
 
     def on_screen_resume(self) -> None:
         if self.data is not None:
@@ -150,14 +157,15 @@ class WorkspaceScreen(AppScreen):
     @work(thread=True, exclusive=True, group="scan")
     def scan(self) -> None:
         data = wsmod.scan(self.root)
-        old = {s.path: s.findings for s in self.data.ledgers} if self.data else {}
+        # keep audit counts of ledgers whose journal has not changed since they were counted
+        old = {(s.path, s.modified): s.findings for s in self.data.ledgers} if self.data else {}
         for s in data.ledgers:
-            s.findings = old.get(s.path)
+            s.findings = old.get((s.path, s.modified))
         self.app.call_from_thread(self._show, data)
-        # the audit pass starts after the rows are painted, so it never delays the first paint
-        self.app.call_from_thread(
-            self.call_after_refresh, self.count_findings, [s.path for s in data.ledgers]
-        )
+        todo = [s.path for s in data.ledgers if s.findings is None and not s.error]
+        if todo:
+            # the audit pass starts after the rows are painted, so it never delays the first paint
+            self.app.call_from_thread(self.call_after_refresh, self.count_findings, todo)
 
     @work(thread=True, exclusive=True, group="audit")
     def count_findings(self, paths: list[Path]) -> None:
