@@ -205,3 +205,40 @@ async def test_quitting_mid_run_leaves_a_resumable_ledger(
     assert report.ok, report.summary()
     with Ledger.open(path) as led:
         assert led.last_session == 1
+
+
+async def test_a_failed_session_is_reported_and_the_run_stops_resumable(tmp_path: Path) -> None:
+    from curiosity_tui.protocol.scripted_server import Script, ScriptRule
+
+    script = Script(rules=[ScriptRule(kind="deliverable", session=2, fault="http_500")])
+    srv = ScriptedServer(script, responder=DemoResponder()).start()
+    try:
+        path = tmp_path / "ws" / "ledgers" / "failing"
+        Ledger.create(
+            path,
+            RunMeta(
+                name="failing", seed="Seed?", config="C+cur", contract="pilot-02", curator="human"
+            ),
+        ).close()
+        req = RunRequest(ledger=path, sessions=3, curator="eve", client_factory=factory(srv))
+        app = make_app(tmp_path / "ws", run=req, curator_name="eve")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, CuratorScreen), "curator after s1")
+            await pilot.press("c")
+            await wait_for(
+                pilot,
+                lambda: isinstance(app.screen, RunMonitorScreen) and app.screen.finished,
+                "stop",
+            )
+            monitor = app.screen
+            assert isinstance(monitor, RunMonitorScreen) and monitor.phase == "failed"
+            assert req.result is not None and req.result.failed[0][0] == 2
+            assert any(
+                n.severity == "error" and "Session 2 failed" in n.message
+                for n in app._notifications
+            )
+    finally:
+        srv.stop()
+    assert verify(path).ok
+    with Ledger.open(path) as led:
+        assert led.last_session == 1 and [f["session"] for f in led.failed_sessions()] == [2]

@@ -170,7 +170,7 @@ class RunMonitorScreen(AppScreen):
         elif p.phase == "curator":
             self.phase = "curator"
             self.log_line(f"after session {p.session}: curator")
-        elif p.phase == "done":
+        elif p.phase == "done" and self.phase != "failed":
             self.phase = "done"
         self._paint()
 
