@@ -91,8 +91,9 @@ async def test_downgrade_reject_with_grounds_from_the_workspace(tmp_path: Path) 
         assert ev[0].actor == "human:carol" and ev[0].data["decision"] == "reject"
 
 
-@pytest.mark.skipif(not (ROOT / "packs" / "example-pilot-01").exists(), reason="no example pack")
-async def test_opening_a_pack_pushes_the_rating_screen(tmp_path: Path) -> None:
+async def test_opening_a_pack_pushes_the_rating_screen_with_no_route_to_agreement(
+    tmp_path: Path,
+) -> None:
     shutil.copytree(ROOT / "packs" / "example-pilot-01", tmp_path / "packs" / "example-pilot-01")
     app = make_app(tmp_path)
     async with app.run_test(size=(150, 45)) as pilot:
@@ -110,8 +111,15 @@ async def test_opening_a_pack_pushes_the_rating_screen(tmp_path: Path) -> None:
         from curiosity_tui.screens.rating import RatingScreen
 
         assert isinstance(app.screen, RatingScreen)
+        from curiosity_tui.screens.agreement import AgreementScreen
+
+        await pilot.press("escape", "ctrl+g", "g")  # a rater cannot reach other raters' work
+        assert isinstance(app.screen, RatingScreen)
         await pilot.press("ctrl+b")
         assert isinstance(app.screen, WorkspaceScreen)
+        # the coordinator's view: g on a pack in the workspace
+        await pilot.press("g")
+        assert isinstance(app.screen, AgreementScreen)
 
 
 def test_workspace_summary_running_sort_filter(tmp_path: Path) -> None:
@@ -138,17 +146,25 @@ def test_workspace_summary_running_sort_filter(tmp_path: Path) -> None:
     assert [p.name for p in wsmod.ledger_dirs(ws / "ledgers")][:1] == ["broken"]
 
 
-async def test_metrics_screen_over_the_workspace_runs(tmp_path: Path) -> None:
+async def test_metrics_key_opens_the_analysis_screen_over_the_workspace_runs(
+    tmp_path: Path,
+) -> None:
     ws = build_workspace(tmp_path / "m", markup=False)
     app = make_app(ws)
     async with app.run_test(size=(150, 45)) as pilot:
         await settle(pilot)
         await pilot.press("m")
         await settle(pilot)
-        from curiosity_tui.screens.metrics import MetricsScreen
+        from curiosity_tui.screens.analysis import AnalysisScreen
 
-        assert isinstance(app.screen, MetricsScreen)
-        status = str(app.screen.query_one("#metrics-status", Static).render())
-        assert "2 run(s)" in status and "nothing was locked" in status
+        assert isinstance(app.screen, AnalysisScreen)
+        screen = app.screen
+        for _ in range(200):
+            if screen.data is not None or screen.error is not None:
+                break
+            await pilot.pause(0.05)
+        status = str(screen.query_one("#analysis-status", Static).render())
+        assert screen.data is not None, screen.error
+        assert "no locked plan" in status.lower() or "nothing was locked" in status.lower(), status
         await pilot.press("escape")
         assert isinstance(app.screen, WorkspaceScreen)

@@ -1,8 +1,8 @@
-"""Opening a blind pack from the workspace: rate it (as a named rater) or see agreement.
+"""Opening a blind pack from the workspace to rate it, as a named rater.
 
-The rating and agreement screens themselves belong to ``screens/rating.py`` and
-``screens/agreement.py``; this modal only asks who is rating and pushes one of them. The
-pack's key is never read here."""
+This modal only asks who is rating and pushes ``screens/rating.py``'s screen. Nothing on this
+path leads to other raters' work: the agreement tables are a coordinator's view, opened from
+the workspace (``g`` on a pack), never from here. The pack's key is never read here."""
 
 from __future__ import annotations
 
@@ -29,7 +29,6 @@ class PackOpenScreen(ModalScreen[None]):
     """
     BINDINGS = [
         Binding("ctrl+r", "rate", "Rate", id="pack.rate", priority=True),
-        Binding("ctrl+g", "agreement", "Agreement", id="pack.agreement", priority=True),
         Binding("escape", "cancel", "Cancel", id="pack.cancel"),
     ]
 
@@ -48,8 +47,7 @@ class PackOpenScreen(ModalScreen[None]):
             yield Static("", id="pack-error")
             yield Static(
                 Text(
-                    "enter / ctrl+r rate · ctrl+g agreement statistics · esc cancel · "
-                    "ctrl+b leaves the rating screen",
+                    "enter / ctrl+r rate · esc cancel · ctrl+b leaves the rating screen",
                     style="dim",
                 )
             )
@@ -75,12 +73,6 @@ class PackOpenScreen(ModalScreen[None]):
             return
         self.dismiss()
         self.app.push_screen(screen)
-
-    def action_agreement(self) -> None:
-        from curiosity_tui.screens.agreement import AgreementScreen
-
-        self.dismiss()
-        self.app.push_screen(AgreementScreen(self.path))
 
     def action_cancel(self) -> None:
         self.dismiss()

@@ -105,6 +105,7 @@ class WorkspaceScreen(AppScreen):
         Binding("a", "audit", "Audit", id="workspace.audit"),
         Binding("d", "downgrades", "Downgrades", id="workspace.downgrades"),
         Binding("m", "metrics", "Metrics", id="workspace.metrics"),
+        Binding("g", "agreement", "Agreement", id="workspace.agreement"),
         Binding("r", "refresh", "Refresh", id="workspace.refresh"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="workspace.clear"),
         Binding("q", "app.quit", "Quit", id="workspace.quit"),
@@ -291,10 +292,20 @@ class WorkspaceScreen(AppScreen):
             self.app.push_screen(DowngradesScreen(s.path))
 
     def action_metrics(self) -> None:
-        from curiosity_tui.screens.metrics import MetricsScreen
+        from curiosity_tui.screens.analysis import AnalysisScreen
 
         runs = self.root / "ledgers" if (self.root / "ledgers").is_dir() else self.root
-        self.app.push_screen(MetricsScreen(runs))
+        self.app.push_screen(AnalysisScreen([runs]))
+
+    def action_agreement(self) -> None:
+        """Coordinator view of a pack's agreement (never reachable from the rating screen)."""
+        p = self.selected_pack()
+        if p is None:
+            self.notify("Select a pack first (tab to the packs table).", severity="warning")
+            return
+        from curiosity_tui.screens.agreement import AgreementScreen
+
+        self.app.push_screen(AgreementScreen(p.path))
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
