@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from curiosity_tui.errors import InputError
+from curiosity_tui.ledger.models import SessionCounts
 
 #: Statuses that make a node not live (S6: live = status not in this set).
 NOT_LIVE: frozenset[str] = frozenset({"closed", "archived", "merged"})
@@ -54,17 +55,11 @@ class RunNode(BaseModel):
         return self.status not in NOT_LIVE
 
 
-class RunCounts(BaseModel):
-    """A session's saved counts (the report's ``counts.*`` fields)."""
+class RunCounts(SessionCounts):
+    """A session's saved counts (the report's ``counts.*`` fields); the ledger's
+    :class:`SessionCounts`, tolerant of extra fields in run files."""
 
     model_config = ConfigDict(extra="allow")
-
-    voluntary_actions: int = 0
-    new_questions: int = 0
-    open_layer: int = 0
-    dependency_checks: int = 0
-    facts: int = 0
-    forced_focus: bool = False
 
 
 class RunCall(BaseModel):
