@@ -143,6 +143,23 @@ def _item_agreement(arr: np.ndarray) -> np.ndarray:
     return ((arr * arr).sum(axis=1) - n_i) / (n_i * (n_i - 1))
 
 
+def _pairable(
+    counts: Any, statistic: str, none_reason: str, one_category_reason: str
+) -> Estimate | tuple[Any, int, Any]:
+    """Drop items with fewer than two ratings; the undefined Estimate when nothing is left to
+    compare or every rating is in one category, else (kept counts, dropped, category totals)."""
+    per_item = counts.sum(axis=1) if counts.size else np.zeros(counts.shape[0])
+    keep = per_item >= 2
+    dropped = int((~keep).sum())
+    kept = counts[keep]
+    if kept.shape[0] == 0:
+        return _undefined(statistic, none_reason, 0, dropped)
+    totals = kept.sum(axis=0)
+    if np.count_nonzero(totals) <= 1:
+        return _undefined(statistic, one_category_reason, kept.shape[0], dropped)
+    return kept, dropped, totals
+
+
 def fleiss_kappa(counts: Any) -> Estimate:
     """Fleiss' κ for an items × categories table of rating counts.
 
@@ -153,21 +170,15 @@ def fleiss_kappa(counts: Any) -> Estimate:
     (``n_dropped``). Undefined, with a reason, when no item has two ratings or when all
     ratings fall in one category (chance agreement 1, κ = 0/0).
     """
-    arr = _as_counts(counts)
-    n_i = arr.sum(axis=1) if arr.size else np.zeros(arr.shape[0])
-    keep = n_i >= 2
-    dropped = int((~keep).sum())
-    arr = arr[keep]
-    if arr.shape[0] == 0:
-        return _undefined("fleiss_kappa", "no item has two or more ratings", 0, dropped)
-    totals = arr.sum(axis=0)
-    if np.count_nonzero(totals) <= 1:
-        return _undefined(
-            "fleiss_kappa",
-            "every rating is in one category: chance agreement is 1, so κ is 0/0",
-            arr.shape[0],
-            dropped,
-        )
+    pairable = _pairable(
+        _as_counts(counts),
+        "fleiss_kappa",
+        "no item has two or more ratings",
+        "every rating is in one category: chance agreement is 1, so κ is 0/0",
+    )
+    if isinstance(pairable, Estimate):
+        return pairable
+    arr, dropped, totals = pairable
     value = float(_fleiss_from_stats(_item_agreement(arr).sum(), arr.shape[0], totals))
     return Estimate(statistic="fleiss_kappa", value=value, n_items=arr.shape[0], n_dropped=dropped)
 
@@ -246,21 +257,15 @@ def krippendorff_alpha(data: Any, level: str = "nominal") -> Estimate:
     if level != "nominal":
         raise AgreementDataError(f"only the nominal level is implemented, not {level!r}")
     codes, labels = _encode(data)
-    counts = _codes_to_counts(codes, len(labels))
-    m = counts.sum(axis=1) if counts.size else np.zeros(counts.shape[0])
-    keep = m >= 2
-    dropped = int((~keep).sum())
-    counts = counts[keep]
-    if counts.shape[0] == 0:
-        return _undefined("krippendorff_alpha", "no item has two or more values", 0, dropped)
-    totals = counts.sum(axis=0)
-    if np.count_nonzero(totals) <= 1:
-        return _undefined(
-            "krippendorff_alpha",
-            "every pairable value is in one category: expected disagreement is 0, so α is 0/0",
-            counts.shape[0],
-            dropped,
-        )
+    pairable = _pairable(
+        _codes_to_counts(codes, len(labels)),
+        "krippendorff_alpha",
+        "no item has two or more values",
+        "every pairable value is in one category: expected disagreement is 0, so α is 0/0",
+    )
+    if isinstance(pairable, Estimate):
+        return pairable
+    counts, dropped, totals = pairable
     value = float(_alpha_from_stats(_alpha_item_disagreement(counts).sum(), totals))
     return Estimate(
         statistic="krippendorff_alpha", value=value, n_items=counts.shape[0], n_dropped=dropped
