@@ -68,7 +68,7 @@ def build(path: Path, n_nodes: int, *, per_batch: int = 500) -> Ledger:
     while len(led.raw_nodes()) < n_nodes:
         t += 1
         with led.batch(t) as b:
-            count = min(per_batch, n_nodes - len(b.nodes()))
+            count = min(per_batch, n_nodes - len(b.raw_nodes()))
             for i in range(count):
                 nid = b.create_node(
                     f"node text {t}.{i} " + "z" * 60,

@@ -26,6 +26,7 @@ from curiosity_tui.errors import CorruptLedgerError
 from curiosity_tui.ledger.events import COMMIT_MARKERS
 
 GENESIS = "0" * 64
+JOURNAL_FILE = "journal.jsonl"
 _HASH_SUFFIX_LEN = len(',"hash":""}') + 64
 
 

@@ -186,7 +186,9 @@ class CallRecord(BaseModel):
     error: str | None = None
     request_text: str = ""
     response_text: str = ""
-    response_format: str | None = None  # 'json_schema', 'json_object', 'embeddings' or None (free text)
+    response_format: str | None = (
+        None  # 'json_schema', 'json_object', 'embeddings' or None (free text)
+    )
     repair: bool = False  # the repair retry of a structured call
     refusal: bool = False  # the endpoint returned a refusal (its text is response_text)
 

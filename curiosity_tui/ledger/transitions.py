@@ -40,7 +40,7 @@ def apply_decay(batch: Batch, session: int | None = None) -> list[str]:
     """Emit ``decay_applied`` for the open nodes that decay after ``session`` (default: the
     batch's session). Returns their ids (ascending); emits nothing when the list is empty."""
     t = batch.session if session is None else session
-    dormant = decay_candidates(batch.nodes().values(), t)
+    dormant = decay_candidates(batch.raw_nodes().values(), t)
     if dormant:
         batch.emit("decay_applied", None, "system", {"nodes": dormant})
     return dormant

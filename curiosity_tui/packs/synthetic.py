@@ -94,7 +94,7 @@ def make_run(
             with led.batch(n) as b:
                 b.emit("session_started", None, "system", {"config": config})
                 if config not in NO_STORE_CONFIGS:
-                    live = [nid for nid, nd in b.nodes().items() if nd["status"] == "open"]
+                    live = [nid for nid, nd in b.raw_nodes().items() if nd["status"] == "open"]
                     focus = rng.choice(live) if live else None
                     if focus:
                         b.emit("question_resurfaced", focus, "model", {"how": "voluntary"})

@@ -22,11 +22,12 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from curiosity_tui.clock import utc_now_micro as utc_now
 from curiosity_tui.contract.downgrades import propose_in_batch
 from curiosity_tui.contract.rules import Contract, get_contract
 from curiosity_tui.contract.transitions import attempt_closure, record_check
 from curiosity_tui.errors import CuriosityError, TransitionError
-from curiosity_tui.ledger.ledger import Batch, Ledger, utc_now
+from curiosity_tui.ledger.ledger import Batch, Ledger
 from curiosity_tui.ledger.models import CallRecord, RunMeta, SessionCounts, SessionRecord
 from curiosity_tui.ledger.queue import select_focus
 from curiosity_tui.ledger.render import focus_facts, render_session_input
@@ -252,7 +253,7 @@ async def _run_self_ask(ctx: _Ctx, meta: RunMeta) -> None:
 
 def _existing(b: Batch, ctx: _Ctx, node_id: str | None, what: str) -> str | None:
     nid = _norm_id(node_id)
-    if nid is None or nid not in b.nodes():
+    if nid is None or nid not in b.raw_nodes():
         ctx.rejected.append(f"{what}: unknown node {node_id!r}")
         return None
     return nid
@@ -307,7 +308,7 @@ def _new_questions(
         if not text:
             continue
         parent = _norm_id(q.parent) if q.parent else default_parent
-        if parent is not None and parent not in b.nodes():
+        if parent is not None and parent not in b.raw_nodes():
             ctx.rejected.append(
                 f"question parent: unknown node {q.parent!r}; attached to {default_parent or 'root'}"
             )

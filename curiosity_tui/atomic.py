@@ -1,0 +1,66 @@
+"""Durable file writes, shared by every store (ledger projection, sources, packs, ratings,
+the pre-registration chain and the pack log). The bottom floor: imports nothing from the package.
+
+- :func:`atomic_write_bytes`: temp file in the same directory + fsync + rename + fsync of the
+  directory, so a crash leaves either the old or the new file, never a torn one, and the
+  rename itself survives a power cut.
+- :func:`append_line_durable`: one ``write`` of a whole line with ``O_APPEND`` + fsync (the
+  hash-chained logs). The ledger journal has its own batch append (``ledger/journal.py``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644) -> None:
+    """Write ``data`` to ``path`` so that a crash leaves either the old or the new file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, mode)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    os.close(fd)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    fsync_dir(path.parent)
+
+
+def fsync_dir(directory: Path) -> None:
+    """fsync a directory so a rename or a new file in it is durable."""
+    try:
+        dfd = os.open(directory, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+
+
+def append_line_durable(path: Path, line: bytes) -> None:
+    """Append one whole line with a single ``O_APPEND`` write, then fsync."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        view = memoryview(line)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,220 @@
+"""A batch: one unit of change to a ledger (a session, a curation, a decay, ...). Events are
+validated and folded into a copy-on-write working state as they are emitted; nothing touches
+disk until :meth:`Batch.commit` hands the batch to its :class:`~curiosity_tui.ledger.ledger.Ledger`."""
+
+from __future__ import annotations
+
+import copy
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from curiosity_tui.errors import CorruptLedgerError, LedgerError, TransitionError
+from curiosity_tui.ledger import journal as jr
+from curiosity_tui.ledger.events import (
+    COMMIT_MARKERS,
+    EVENT_KINDS,
+    FoldState,
+    fold_event,
+    validate_data,
+)
+from curiosity_tui.ledger.hashing import HashIndex, snapshot_delta
+from curiosity_tui.ledger.models import SessionRecord
+from curiosity_tui.ledger.replay import touched
+
+if TYPE_CHECKING:  # the ledger hands itself in; Batch calls back only at commit
+    from curiosity_tui.ledger.ledger import Ledger
+
+
+def valid_actor(actor: str) -> bool:
+    if actor in ("model", "model-curator", "system"):
+        return True
+    return actor.startswith("human:") and bool(actor[6:].strip()) and actor[6:] == actor[6:].strip()
+
+
+class _Working:
+    """Copy-on-write view of the fold state used while a batch is open."""
+
+    def __init__(self, base: FoldState) -> None:
+        st = FoldState()
+        st.meta = dict(base.meta) if base.meta is not None else None
+        st.nodes = dict(base.nodes)
+        st.sessions = dict(base.sessions)
+        st.failed = list(base.failed)
+        st.sources = dict(base.sources)
+        st.node_counter = base.node_counter
+        st.evidence_counter = base.evidence_counter
+        st.downgrade_counter = base.downgrade_counter
+        st.last_session = base.last_session
+        self.state = st
+        self.copied: set[str] = set()
+
+    def prepare(self, ids: list[str]) -> None:
+        for nid in ids:
+            if nid not in self.copied and nid in self.state.nodes:
+                self.state.nodes[nid] = copy.deepcopy(self.state.nodes[nid])
+                self.copied.add(nid)
+
+
+class Batch:
+    """A unit of change. Events are validated and folded into a working copy as they are
+    emitted, so later logic in the same batch sees them; nothing touches disk until commit."""
+
+    def __init__(self, ledger: Ledger, session: int, marker: str, label: str) -> None:
+        if marker not in COMMIT_MARKERS:
+            raise ValueError(f"unknown commit marker {marker!r}")
+        self.ledger = ledger
+        self.session = session
+        self.marker = marker
+        self.label = label
+        self.work = _Working(ledger._state)
+        self.events: list[dict[str, Any]] = []
+        self.lines: list[bytes] = []
+        self.prev = ledger._last_hash
+        self.seq = ledger._last_seq
+        self.changed: set[str] = set()
+        self.snapshots: list[dict[str, Any]] = []
+        self.session_rows: list[dict[str, Any]] = []
+        self.failed_rows: list[dict[str, Any]] = []
+        self.source_rows: list[dict[str, Any]] = []
+        self._hashes: HashIndex = ledger._hindex.copy()
+        self._dirty_since_snapshot = set(ledger._dirty_since_snapshot)
+        self.closed = False
+
+    # -- reading the working state --------------------------------------------
+    @property
+    def state(self) -> FoldState:
+        return self.work.state
+
+    def node(self, node_id: str) -> dict[str, Any]:
+        if node_id not in self.state.nodes:
+            raise TransitionError(f"unknown node {node_id!r}")
+        return self.state.nodes[node_id]
+
+    def raw_nodes(self) -> dict[str, dict[str, Any]]:
+        """The working state's node dicts (do not mutate); cf. ``Ledger.raw_nodes()``."""
+        return self.state.nodes
+
+    # -- writing ---------------------------------------------------------------
+    def emit(
+        self, kind: str, node: str | None, actor: str, data: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        if self.closed:
+            raise LedgerError("batch already committed or aborted")
+        if kind not in EVENT_KINDS:
+            raise TransitionError(f"unknown event kind {kind!r}")
+        if kind in COMMIT_MARKERS:
+            raise TransitionError("commit markers are written by commit()")
+        if not valid_actor(actor):
+            raise TransitionError(
+                f"invalid actor {actor!r}: use model, model-curator, system or human:<name>"
+            )
+        spec = EVENT_KINDS[kind]
+        if spec.needs_node and node is None:
+            raise TransitionError(f"{kind} needs a node")
+        if node is not None and kind != "node_created" and node not in self.state.nodes:
+            raise TransitionError(f"{kind}: unknown node {node!r}")
+        try:
+            clean = validate_data(kind, data or {})
+        except CorruptLedgerError as err:
+            raise TransitionError(str(err)) from None
+        body = {
+            "seq": self.seq + 1,
+            "ts": self.ledger.clock(),
+            "session": self.session,
+            "kind": kind,
+            "node": node,
+            "actor": actor,
+            "data": clean,
+            "prev": self.prev,
+        }
+        ids = touched(kind, node, clean)
+        self.work.prepare(ids)
+        try:
+            fold_event(self.state, body)
+        except CorruptLedgerError as err:
+            raise TransitionError(str(err).replace(f"event seq {body['seq']}: ", "")) from None
+        line, digest = jr.encode_event(body)
+        body["hash"] = digest
+        self.seq += 1
+        self.prev = digest
+        self.lines.append(line)
+        self.events.append(body)
+        self.changed.update(i for i in ids if i in self.state.nodes)
+        self._dirty_since_snapshot.update(i for i in ids if i in self.state.nodes)
+        if kind == "session_recorded":
+            self.session_rows.append(clean)
+        elif kind == "session_failed":
+            self.failed_rows.append(
+                {"session": self.session, "reason": clean["reason"], "seq": body["seq"]}
+            )
+        elif kind == "source_added":
+            self.source_rows.append(clean)
+        return body
+
+    def create_node(self, text: str, *, parent: str | None, origin: str, actor: str) -> str:
+        nid = f"q{self.state.node_counter + 1}"
+        self.emit("node_created", nid, actor, {"text": text, "parent": parent, "origin": origin})
+        return nid
+
+    def snapshot(self, stage: str) -> dict[str, Any]:
+        changed = snapshot_delta(self.state.nodes, self._dirty_since_snapshot, self._hashes)
+        digest = self._hashes.digest()
+        ev = self.emit(
+            "snapshot_written",
+            None,
+            "system",
+            {"stage": stage, "state_hash": digest, "node_count": len(self.state.nodes)},
+        )
+        self.snapshots.append(
+            {
+                "session": self.session,
+                "stage": stage,
+                "seq": ev["seq"],
+                "state_hash": digest,
+                "node_count": len(self.state.nodes),
+                "changed": changed,
+            }
+        )
+        self._dirty_since_snapshot = set()
+        return ev
+
+    def record_session(self, record: SessionRecord | dict[str, Any]) -> None:
+        data = record.model_dump(mode="json") if isinstance(record, SessionRecord) else dict(record)
+        self.emit("session_recorded", None, "system", data)
+
+    def commit(self) -> None:
+        if self.closed:
+            return
+        data = {} if self.marker == "session_committed" else {"label": self.label}
+        body = {
+            "seq": self.seq + 1,
+            "ts": self.ledger.clock(),
+            "session": self.session,
+            "kind": self.marker,
+            "node": None,
+            "actor": "system",
+            "data": data,
+            "prev": self.prev,
+        }
+        line, digest = jr.encode_event(body)
+        body["hash"] = digest
+        self.lines.append(line)
+        self.events.append(body)
+        self.seq += 1
+        self.prev = digest
+        self.closed = True
+        self.ledger._apply_batch(self)
+
+    def abort(self) -> None:
+        self.closed = True
+
+    def __enter__(self) -> Batch:
+        return self
+
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if et is None:
+            self.commit()
+        else:
+            self.abort()
