@@ -39,7 +39,6 @@ reason and never replace.
 from __future__ import annotations
 
 import contextlib
-import datetime as _dt
 import hashlib
 import json
 import os
@@ -52,6 +51,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from curiosity_tui.analysis.registry import NAME_RE, Registry, default_registry
+from curiosity_tui.atomic import append_line_durable
+from curiosity_tui.clock import utc_now_seconds
 from curiosity_tui.errors import InputError
 
 CHAIN_FILE = "prereg.jsonl"
@@ -437,10 +438,6 @@ def _locked(path: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def _now() -> str:
-    return _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def lock(
     plan_path: Path,
     stage: str,
@@ -476,7 +473,7 @@ def lock(
         prev = entries[-1].hash if entries else GENESIS
         fields: dict[str, Any] = {
             "seq": len(entries) + 1,
-            "ts": ts or _now(),
+            "ts": ts or utc_now_seconds(),
             "stage": stage,
             "reason": reason.strip(),
             "plan_sha256": sha256_text(text),
@@ -486,10 +483,8 @@ def lock(
         }
         fields["hash"] = entry_hash(fields)
         entry = LockEntry.model_validate(fields)
-        with chain_path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(entry.model_dump(), ensure_ascii=False, sort_keys=True) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        line = json.dumps(entry.model_dump(), ensure_ascii=False, sort_keys=True) + "\n"
+        append_line_durable(chain_path, line.encode("utf-8"))
     return entry
 
 

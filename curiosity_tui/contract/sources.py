@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.errors import InputError, TransitionError
 from curiosity_tui.ledger.ledger import SOURCES_DIR, Ledger, valid_actor
 
@@ -82,10 +82,7 @@ def add_source(
         return AddResult(digest, stored.title, added=False)
     rel = f"{SOURCES_DIR}/{digest}.txt"
     target = led.path / rel
-    target.parent.mkdir(exist_ok=True)
-    tmp = target.with_suffix(".tmp")
-    tmp.write_bytes(blob)
-    os.replace(tmp, target)
+    atomic_write_bytes(target, blob)
     with led.batch(led.last_session, marker="batch_committed", label="sources") as b:
         b.emit(
             "source_added",

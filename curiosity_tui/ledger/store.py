@@ -17,7 +17,6 @@ import json
 import os
 import socket
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,8 @@ from tinydb import TinyDB
 from tinydb.storages import Storage
 from tinydb.table import Document
 
+from curiosity_tui.atomic import atomic_write_bytes
+from curiosity_tui.clock import utc_now_seconds
 from curiosity_tui.errors import CorruptLedgerError, LedgerLockedError
 
 PROJECTION_FILE = "ledger.json"
@@ -96,17 +97,8 @@ class BufferedAtomicStorage(Storage):
     def flush(self) -> None:
         if not self.dirty or self._data is None:
             return
-        tmp = self.path.with_name(self.path.name + ".tmp")
         blob = self._serialise(self._data)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        try:
-            view = memoryview(blob)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, self.path)
+        atomic_write_bytes(self.path, blob)
         self.dirty = False
 
     def discard(self) -> None:
@@ -143,7 +135,7 @@ class WriterLock:
         info = {
             "pid": os.getpid(),
             "host": socket.gethostname(),
-            "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "since": utc_now_seconds(),
         }
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"pid {info['pid']} on {info['host']} since {info['since']}".encode(), 0)

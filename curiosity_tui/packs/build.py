@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from curiosity_tui.clock import utc_now_milli
 from curiosity_tui.errors import InputError
 from curiosity_tui.packs.pack import (
     ITEMS_FILE,
@@ -39,7 +40,7 @@ from curiosity_tui.packs.pack import (
     items_bytes,
     sha256_bytes,
 )
-from curiosity_tui.packs.rating import utc_now, validate_rater_name
+from curiosity_tui.packs.rating import validate_rater_name
 from curiosity_tui.packs.schemes import Scheme, scheme_sha256
 
 __all__ = [
@@ -475,7 +476,7 @@ def build_pack(
     ib = items_bytes(items)
     manifest = PackManifest(
         pack_id=pack_id,
-        created_at=utc_now(),
+        created_at=utc_now_milli(),
         scheme=scheme,
         scheme_sha256=scheme_sha256(scheme),
         items=[ItemRef(id=it.id, cluster=it.id) for it in items],

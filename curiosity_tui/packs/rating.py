@@ -15,13 +15,14 @@ import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
+from curiosity_tui.atomic import atomic_write_bytes
+from curiosity_tui.clock import utc_now_milli
 from curiosity_tui.errors import InputError
-from curiosity_tui.packs.pack import RATINGS_DIR, Pack, PackItem, atomic_write_bytes
+from curiosity_tui.packs.pack import RATINGS_DIR, Pack, PackItem
 from curiosity_tui.packs.schemes import Question, Scheme
 
 __all__ = [
@@ -64,10 +65,6 @@ class RatingRecord(BaseModel):
     revision: int = Field(ge=0, description="0 for the first rating of the item, then 1, 2 …")
     ts: str
     answers: dict[str, QuestionAnswer]
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def validate_rater_name(name: str) -> str:
@@ -212,7 +209,7 @@ def _locked(path: Path) -> Iterator[None]:
 class RatingSession:
     """One rater on one pack: progress, resume, save, revise."""
 
-    def __init__(self, packdir: str | Path, rater: str, *, clock=utc_now) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, packdir: str | Path, rater: str, *, clock=utc_now_milli) -> None:  # type: ignore[no-untyped-def]
         self.rater = validate_rater_name(rater)
         self.pack = Pack.open(packdir)
         self.path = ratings_path(self.pack.path, self.rater)

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from curiosity_tui.atomic import append_line_durable
+from curiosity_tui.clock import utc_now_milli
 from curiosity_tui.errors import InputError
 from curiosity_tui.packs.pack import (
     LOG_FILE,
@@ -28,7 +29,7 @@ from curiosity_tui.packs.pack import (
     default_key_path,
     sha256_bytes,
 )
-from curiosity_tui.packs.rating import read_ratings, utc_now, validate_rater_name
+from curiosity_tui.packs.rating import read_ratings, validate_rater_name
 
 __all__ = [
     "Completeness",
@@ -98,7 +99,7 @@ class PackLog:
         existing = self.entries()
         body = {
             "seq": len(existing) + 1,
-            "ts": ts or utc_now(),
+            "ts": ts or utc_now_milli(),
             "kind": kind,
             "actor": actor,
             "data": data,
@@ -106,12 +107,7 @@ class PackLog:
         }
         body["hash"] = _entry_hash(body)
         line = json.dumps(body, sort_keys=True, ensure_ascii=False) + "\n"
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, line.encode("utf-8"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        append_line_durable(self.path, line.encode("utf-8"))
         return LogEntry.model_validate(body)
 
 
@@ -294,7 +290,7 @@ def unblind(
             f"ratings are incomplete ({comp.reason}); the key stays closed. "
             "Use --force to open it anyway (this is recorded in the pack log)."
         )
-    ts = utc_now()
+    ts = utc_now_milli()
     entry = log.append(
         "key_opened",
         by,
