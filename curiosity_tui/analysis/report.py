@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from curiosity_tui.analysis.aggregate import group_by_config
-from curiosity_tui.analysis.prereg import find_chain, format_chronology, load_verified_chain
+from curiosity_tui.analysis.lockchain import find_chain, format_chronology, load_verified_chain
 from curiosity_tui.analysis.registry import Registry, default_registry
 from curiosity_tui.analysis.rundata import RunData, load_runs
 from curiosity_tui.analysis.sweep import format_sweep, sweep_runs

@@ -27,13 +27,8 @@ from curiosity_tui.analysis.aggregate import (
     fmt_interval,
     group_by_config,
 )
-from curiosity_tui.analysis.prereg import (
-    LockEntry,
-    PilotPlan,
-    find_chain,
-    load_verified_chain,
-    parse_plan,
-)
+from curiosity_tui.analysis.lockchain import LockEntry, find_chain, load_verified_chain
+from curiosity_tui.analysis.plan import PilotPlan, parse_plan
 from curiosity_tui.analysis.registry import Registry, default_registry
 from curiosity_tui.analysis.rundata import RunData, load_runs
 from curiosity_tui.errors import InputError

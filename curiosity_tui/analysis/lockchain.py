@@ -1,0 +1,311 @@
+"""The pre-registration lock chain (S7): locking a plan, reading, verifying.
+
+``prereg lock`` appends ``{seq, ts, stage, reason, plan_sha256, plan_text, prev, hash}`` to
+an append-only, sha256-chained ``prereg.jsonl``; ``hash`` = sha256(prev + canonical JSON
+of the entry without ``hash``). Stages move forward only; amendments append with a
+reason and never replace.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from curiosity_tui.analysis.plan import load_plan
+from curiosity_tui.analysis.registry import Registry
+from curiosity_tui.atomic import append_line_durable
+from curiosity_tui.clock import utc_now_seconds
+from curiosity_tui.errors import InputError
+
+CHAIN_FILE = "prereg.jsonl"
+GENESIS = "0" * 64
+STAGE_RE = re.compile(
+    r"^(before-runs|after-shakeout|after-mechanical-results|after-rater-[1-9][0-9]*|after-key)$"
+)
+STAGES_HELP = "before-runs, after-shakeout, after-mechanical-results, after-rater-N, after-key"
+
+
+class ChainError(InputError):
+    """A prereg chain that is broken, or a lock that may not be appended."""
+
+
+class NotRegisteredError(InputError):
+    """A run requested without a lock at stage before-runs."""
+
+
+class LockEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    seq: int
+    ts: str
+    stage: str
+    reason: str
+    plan_sha256: str
+    plan_text: str
+    prev: str
+    hash: str
+
+    def short(self) -> str:
+        return self.hash[:12]
+
+
+class ChainReport(BaseModel):
+    path: str
+    ok: bool
+    entries: int
+    first_bad_seq: int | None = None
+    problem: str = ""
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def entry_hash(fields: dict[str, Any]) -> str:
+    body = {k: v for k, v in fields.items() if k != "hash"}
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256((body["prev"] + canonical).encode("utf-8")).hexdigest()
+
+
+def stage_rank(stage: str) -> tuple[int, int]:
+    if not STAGE_RE.match(stage):
+        raise ChainError(f"unknown stage {stage!r}; stages are {STAGES_HELP}")
+    if stage.startswith("after-rater-"):
+        return (3, int(stage.rsplit("-", 1)[1]))
+    order = {"before-runs": 0, "after-shakeout": 1, "after-mechanical-results": 2, "after-key": 4}
+    return (order[stage], 0)
+
+
+def read_chain(path: Path) -> list[LockEntry]:
+    """Parse every line; :class:`ChainError` names the line that is not an entry."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    entries: list[LockEntry] = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                entries.append(LockEntry.model_validate_json(line))
+            except ValidationError as err:
+                raise ChainError(
+                    f"{path}:{lineno}: not a prereg entry: {err.errors()[0]['msg']}"
+                ) from None
+    return entries
+
+
+def check_entries(entries: list[LockEntry]) -> tuple[int | None, str]:
+    """(first bad seq, problem) or (None, "")."""
+    prev = GENESIS
+    last_rank = (-1, 0)
+    for i, e in enumerate(entries, start=1):
+        if e.seq != i:
+            return e.seq, f"seq {e.seq} where {i} was expected (a gap or reordering)"
+        if e.prev != prev:
+            return e.seq, "prev does not match the previous entry's hash"
+        if entry_hash(e.model_dump()) != e.hash:
+            return e.seq, "hash does not match the entry's content (edited after it was written)"
+        if sha256_text(e.plan_text) != e.plan_sha256:
+            return e.seq, "plan_sha256 does not match plan_text"
+        try:
+            rank = stage_rank(e.stage)
+        except ChainError as err:
+            return e.seq, str(err)
+        if rank < last_rank:
+            return e.seq, f"stage {e.stage!r} goes back in time"
+        last_rank, prev = rank, e.hash
+    return None, ""
+
+
+def verify_chain(path: Path) -> ChainReport:
+    path = Path(path)
+    try:
+        entries = read_chain(path)
+    except ChainError as err:
+        return ChainReport(path=str(path), ok=False, entries=0, problem=str(err))
+    bad, problem = check_entries(entries)
+    return ChainReport(
+        path=str(path), ok=bad is None, entries=len(entries), first_bad_seq=bad, problem=problem
+    )
+
+
+def load_verified_chain(path: Path) -> list[LockEntry]:
+    entries = read_chain(path)
+    bad, problem = check_entries(entries)
+    if bad is not None:
+        raise ChainError(f"{path}: seq {bad}: {problem}")
+    return entries
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = path.with_name(path.name + ".lock")
+    fd = os.open(lock_path, os.O_CREAT | os.O_RDWR, 0o644)
+    try:
+        try:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except ImportError:  # pragma: no cover - non-POSIX
+            pass
+        yield
+    finally:
+        os.close(fd)
+
+
+def lock(
+    plan_path: Path,
+    stage: str,
+    *,
+    chain_path: Path | None = None,
+    reason: str = "",
+    registry: Registry | None = None,
+    ts: str | None = None,
+) -> LockEntry:
+    """Validate the plan and append it to the chain. Returns the new entry."""
+    plan_path = Path(plan_path)
+    stage_rank(stage)
+    _, text = load_plan(plan_path, registry=registry)  # refuses open rules, unknown names
+    chain_path = Path(chain_path) if chain_path else plan_path.parent / CHAIN_FILE
+    with _locked(chain_path):
+        entries = load_verified_chain(chain_path)
+        if entries:
+            last = entries[-1]
+            if stage_rank(stage) < stage_rank(last.stage):
+                raise ChainError(
+                    f"{chain_path}: stage {stage!r} would go back in time: seq {last.seq} is "
+                    f"already at {last.stage!r}; stages only move forward"
+                )
+            if not reason.strip():
+                raise ChainError(
+                    f"{chain_path}: an amendment (seq {last.seq + 1}) needs --reason: "
+                    "say what changed and what was known when it changed"
+                )
+            if last.stage == stage and last.plan_sha256 == sha256_text(text):
+                raise ChainError(
+                    f"{chain_path}: this plan is already locked at {stage!r} (seq {last.seq})"
+                )
+        prev = entries[-1].hash if entries else GENESIS
+        fields: dict[str, Any] = {
+            "seq": len(entries) + 1,
+            "ts": ts or utc_now_seconds(),
+            "stage": stage,
+            "reason": reason.strip(),
+            "plan_sha256": sha256_text(text),
+            "plan_text": text,
+            "prev": prev,
+            "hash": "",
+        }
+        fields["hash"] = entry_hash(fields)
+        entry = LockEntry.model_validate(fields)
+        line = json.dumps(entry.model_dump(), ensure_ascii=False, sort_keys=True) + "\n"
+        append_line_durable(chain_path, line.encode("utf-8"))
+    return entry
+
+
+def find_chain(run_dir: Path) -> Path | None:
+    """``prereg.jsonl`` in ``run_dir`` or its parent (a ledger dir inside a pilot dir)."""
+    run_dir = Path(run_dir)
+    if run_dir.is_file() and run_dir.name == CHAIN_FILE:
+        return run_dir
+    for d in (run_dir, run_dir.parent):
+        if (d / CHAIN_FILE).is_file():
+            return d / CHAIN_FILE
+    return None
+
+
+def require_lock(
+    run_dir: Path, *, chain_path: Path | None = None, plan_text: str | None = None
+) -> LockEntry:
+    """The governing (latest) lock entry, provided the chain verifies and holds a lock at
+    stage ``before-runs``. ``pilot run`` calls this unless ``--unregistered``.
+
+    With ``plan_text`` (the plan file about to be run), also refuses when that text is not
+    the governing plan: running an edited, unlocked plan under an old lock would be a
+    silent amendment."""
+    path = Path(chain_path) if chain_path else find_chain(Path(run_dir))
+    if path is None or not path.is_file():
+        raise NotRegisteredError(
+            f"{run_dir}: no {CHAIN_FILE} here: lock a plan first "
+            f"(`curiosity-tui prereg lock PLAN.toml --stage before-runs --chain "
+            f"{Path(run_dir) / CHAIN_FILE}`) or pass --unregistered"
+        )
+    entries = load_verified_chain(path)
+    if not any(e.stage == "before-runs" for e in entries):
+        raise NotRegisteredError(
+            f"{path}: no lock at stage before-runs (stages present: "
+            f"{', '.join(e.stage for e in entries) or 'none'}); pass --unregistered to run anyway"
+        )
+    latest = entries[-1]
+    if plan_text is not None and sha256_text(plan_text) != latest.plan_sha256:
+        raise NotRegisteredError(
+            f"{path}: the plan to run differs from the locked plan (seq {latest.seq}, stage "
+            f"{latest.stage}); lock the change as an amendment with --reason, or restore the "
+            "locked text (`curiosity-tui prereg show --plan SEQ`)"
+        )
+    return latest
+
+
+def lock_metadata(entry: LockEntry | None) -> dict[str, Any]:
+    """What a run records about its registration (for RunMeta.options)."""
+    if entry is None:
+        return {"prereg": None, "unregistered": True}
+    return {
+        "prereg": {
+            "seq": entry.seq,
+            "stage": entry.stage,
+            "hash": entry.hash,
+            "plan_sha256": entry.plan_sha256,
+        },
+        "unregistered": False,
+    }
+
+
+def format_chronology(entries: list[LockEntry]) -> str:
+    if not entries:
+        return "no locks"
+    lines = ["seq  ts                    stage                      hash          plan"]
+    for e in entries:
+        lines.append(
+            f"{e.seq:<4} {e.ts:<21} {e.stage:<26} {e.short()}  {e.plan_sha256[:12]}"
+            + ("  (plan unchanged)" if e.seq > 1 and _same_plan(entries, e) else "")
+        )
+        if e.reason:
+            lines.append(f"     reason: {e.reason}")
+    return "\n".join(lines)
+
+
+def _same_plan(entries: list[LockEntry], e: LockEntry) -> bool:
+    return entries[e.seq - 2].plan_sha256 == e.plan_sha256
+
+
+def plan_diffs(entries: list[LockEntry]) -> str:
+    """Unified diffs of the plan text between consecutive locks where it changed."""
+    import difflib
+
+    out: list[str] = []
+    for prev, cur in zip(entries, entries[1:], strict=False):
+        if prev.plan_sha256 == cur.plan_sha256:
+            continue
+        out.append(f"seq {prev.seq} ({prev.stage}) → seq {cur.seq} ({cur.stage}): {cur.reason}")
+        out.extend(
+            line.rstrip("\n")
+            for line in difflib.unified_diff(
+                prev.plan_text.splitlines(keepends=True),
+                cur.plan_text.splitlines(keepends=True),
+                fromfile=f"seq {prev.seq}",
+                tofile=f"seq {cur.seq}",
+            )
+        )
+        out.append("")
+    return "\n".join(out) if out else "the plan text never changed"

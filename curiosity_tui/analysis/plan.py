@@ -1,0 +1,261 @@
+"""The pilot plan (S7): its model, TOML loading and validation, and its closed metric set.
+
+A documented example plan (parsed by the tests) and the rules of the decision-rule language
+are in :mod:`curiosity_tui.analysis.prereg`; in short, ``rule.metrics`` must be a non-empty
+list of registry names drawn from the plan's own ``metrics``, and anything that would open
+the set (a description, a wildcard, a category word, an unknown name) is refused on load.
+The lock chain the plan is appended to lives in :mod:`curiosity_tui.analysis.lockchain`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from curiosity_tui.analysis.registry import NAME_RE, Registry, default_registry
+from curiosity_tui.errors import InputError
+
+RULE_KINDS = ("any_metric_beats_in_all", "all_metrics_beat_in_all")
+#: words that name a category of metrics instead of metrics: they would open the set
+OPENING_WORDS = frozenset(
+    {"all", "any", "every", "structural", "bookkeeping", "others", "other", "etc", "rest"}
+)
+
+
+class PlanError(InputError):
+    """A plan that cannot be locked or used, with the file, key and line."""
+
+
+class Budgets(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    session_completion_tokens: int = Field(4000, gt=0)
+    candidate_completion_tokens: int | None = Field(None, gt=0)
+    curator_completion_tokens: int | None = Field(None, gt=0)
+
+
+class DecisionRule(BaseModel):
+    """A mechanical rule over a closed, named metric set.
+
+    ``any_metric_beats_in_all``: met iff at least one listed metric has every pair's
+    treatment beating its control (by more than ``margin``, in the metric's direction).
+    The same metric must carry every pair ("retains that advantage").
+    ``all_metrics_beat_in_all``: every listed metric must do so.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["any_metric_beats_in_all", "all_metrics_beat_in_all"]
+    pairs: list[tuple[str, str]] = Field(min_length=1)
+    treatment: list[str] | None = None
+    control: list[str] | None = None
+    metrics: list[str] = Field(min_length=1)
+    margin: float = Field(0.0, ge=0.0)
+    #: how a difference exactly equal to the margin reads
+    ties: Literal["not_met", "met", "undecided"] = "not_met"
+    require_structural: bool = False
+    exclude_bookkeeping: bool = False
+    #: the rule in prose, quoted in the verdict; never interpreted
+    text: str = ""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> DecisionRule:
+        for a, b in self.pairs:
+            if a == b:
+                raise ValueError(f"pair [{a!r}, {b!r}] compares a configuration with itself")
+        if self.treatment is not None and self.treatment != [a for a, _ in self.pairs]:
+            raise ValueError("treatment must list the first element of each pair, in order")
+        if self.control is not None and self.control != [b for _, b in self.pairs]:
+            raise ValueError("control must list the second element of each pair, in order")
+        return self
+
+
+class PilotPlan(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    configurations: list[str] = Field(min_length=1)
+    runs: int = Field(gt=0)
+    sessions: int = Field(gt=0)
+    seed_question: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    budgets: Budgets
+    epsilon: float = Field(ge=0.0)
+    metrics: list[str] = Field(min_length=1)
+    aggregation: Literal["mean", "median"] = "mean"
+    rule: DecisionRule
+    contract: Literal["pilot-01", "pilot-02"] | None = None
+    embedder: str | None = None
+    notes: str = ""
+
+    @model_validator(mode="after")
+    def _pairs_known(self) -> PilotPlan:
+        if len(set(self.configurations)) != len(self.configurations):
+            raise ValueError("configurations lists a name twice")
+        for pair in self.rule.pairs:
+            for c in pair:
+                if c not in self.configurations:
+                    raise ValueError(f"rule.pairs names configuration {c!r}, not in configurations")
+        return self
+
+
+def _line_of(text: str, table: str | None, key: str) -> int | None:
+    """1-based line of ``key =`` inside ``[table]`` (or the top level); None if not found."""
+    current: str | None = None
+    key_re = re.compile(rf"^\s*{re.escape(key)}\s*=")
+    for i, line in enumerate(text.splitlines(), start=1):
+        s = line.strip()
+        if s.startswith("[") and not s.startswith("[["):
+            current = s.strip("[]").strip()
+            continue
+        if current == table and key_re.match(line):
+            return i
+    if table is not None:  # maybe written inline / dotted: rule.metrics = …
+        dotted = re.compile(rf"^\s*{re.escape(table)}\s*\.\s*{re.escape(key)}\s*=")
+        for i, line in enumerate(text.splitlines(), start=1):
+            if dotted.match(line):
+                return i
+        for i, line in enumerate(text.splitlines(), start=1):
+            if line.strip() == f"[{table}]":
+                return i
+    return None
+
+
+def _where(source: str, text: str, dotted: str) -> str:
+    parts = dotted.split(".")
+    table, key = (None, parts[0]) if len(parts) == 1 else (parts[0], parts[1])
+    line = _line_of(text, table, key)
+    if line is None and table is None:  # a whole table, e.g. "rule" or "budgets"
+        lines = text.splitlines()
+        line = lines.index(f"[{key}]") + 1 if f"[{key}]" in lines else None
+    return f"{source}:{line}" if line else source
+
+
+def _check_metric_list(
+    value: Any,
+    key: str,
+    registry: Registry,
+    admissible: list[str] | None,
+) -> list[str]:
+    """Return the list, or raise ValueError naming why the set is not closed."""
+    what = "rule" if key.startswith("rule.") else "plan"
+    if value is None:
+        raise ValueError(
+            "is missing: the metric set must be closed — name every metric, "
+            'e.g. metrics = ["max_depth", "nodes_worked"]'
+        )
+    if isinstance(value, str):
+        if value in registry:
+            raise ValueError(f'must be a list of names: write {key.split(".")[-1]} = ["{value}"]')
+        raise ValueError(
+            f"is a description, not a list of metric names: {value!r}. A {what} that leaves "
+            "its metric set open cannot be locked; list the registry names it admits, e.g. "
+            'metrics = ["max_depth", "nodes_worked"]'
+        )
+    if not isinstance(value, list):
+        raise ValueError(f"must be a list of metric names, got {type(value).__name__}")
+    if not value:
+        raise ValueError("is empty: name at least one metric")
+    seen: set[str] = set()
+    for item in value:
+        if not isinstance(item, str):
+            raise ValueError(f"contains {item!r}, not a metric name")
+        if any(ch in item for ch in "*?[]") or item.lower() in OPENING_WORDS:
+            raise ValueError(
+                f"contains {item!r}, which names a category or pattern and leaves the set open; "
+                "list the metrics by name"
+            )
+        if not NAME_RE.match(item):
+            raise ValueError(
+                f"contains {item!r}, which is not a metric name (a description leaves the set "
+                "open; list the registry names)"
+            )
+        if item not in registry:
+            raise ValueError(f"contains {registry.unknown_message(item)}")
+        if item in seen:
+            raise ValueError(f"names {item!r} twice")
+        if admissible is not None and item not in admissible:
+            raise ValueError(
+                f"names {item!r}, which is not in the plan's admissible list "
+                f"metrics = {json.dumps(admissible)}"
+            )
+        seen.add(item)
+    return list(value)
+
+
+def parse_plan(text: str, *, source: str = "<plan>", registry: Registry | None = None) -> PilotPlan:
+    """Parse and validate a plan; :class:`PlanError` names the file, key and line."""
+    reg = registry or default_registry()
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise PlanError(f"{source}: not valid TOML: {err}") from err
+
+    # the closed-set checks come first and carry their own wording
+    try:
+        admissible = _check_metric_list(data.get("metrics"), "metrics", reg, None)
+    except ValueError as err:
+        raise PlanError(f"{_where(source, text, 'metrics')}: metrics {err}") from None
+    rule = data.get("rule")
+    if not isinstance(rule, dict):
+        raise PlanError(
+            f"{source}: [rule] is missing: a plan must state its decision rule as a table "
+            f"(kind = one of {', '.join(RULE_KINDS)})"
+        )
+    if rule.get("kind") not in RULE_KINDS:
+        raise PlanError(
+            f"{_where(source, text, 'rule.kind')}: rule.kind {rule.get('kind')!r} is not one of "
+            f"{', '.join(RULE_KINDS)}"
+        )
+    try:
+        rule_metrics = _check_metric_list(rule.get("metrics"), "rule.metrics", reg, admissible)
+    except ValueError as err:
+        raise PlanError(
+            f"{_where(source, text, 'rule.metrics')}: rule.metrics {err}; refused"
+        ) from None
+
+    try:
+        plan = PilotPlan.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"] if not isinstance(p, int))
+        msg = first["msg"].removeprefix("Value error, ")
+        if first["type"] == "extra_forbidden":
+            msg = "unknown key (a typo? unknown keys are refused so nothing is silently ignored)"
+        if not loc:  # a whole-plan check: its message starts with the key it is about
+            key = re.match(r"^([a-z_]+(?:\.[a-z_]+)?) ", msg)
+            raise PlanError(f"{_where(source, text, key.group(1) if key else '')}: {msg}") from None
+        raise PlanError(f"{_where(source, text, loc)}: {loc}: {msg}") from None
+
+    where = _where(source, text, "rule.metrics")
+    for name in rule_metrics:
+        m = reg.get(name)
+        if m.higher_is_better is None:
+            raise PlanError(
+                f"{where}: rule.metrics names {name!r}, which has no direction "
+                "(higher_is_better is unset), so nothing can 'beat' on it; refused"
+            )
+        if plan.rule.require_structural and not m.structural:
+            raise PlanError(
+                f"{where}: rule.metrics names {name!r}, which is not structural, "
+                "but rule.require_structural = true; refused"
+            )
+        if plan.rule.exclude_bookkeeping and m.bookkeeping:
+            raise PlanError(
+                f"{where}: rule.metrics names {name!r}, which is return-condition bookkeeping, "
+                "but rule.exclude_bookkeeping = true; refused"
+            )
+    return plan
+
+
+def load_plan(path: Path, *, registry: Registry | None = None) -> tuple[PilotPlan, str]:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as err:
+        raise PlanError(f"{path}: cannot read plan: {err.strerror}") from err
+    return parse_plan(text, source=str(path), registry=registry), text
