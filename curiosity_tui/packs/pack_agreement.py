@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from curiosity_tui.packs.agreement import QuestionAgreement, question_agreement
 from curiosity_tui.packs.pack import Pack
+from curiosity_tui.packs.rating import latest_by_item
 from curiosity_tui.packs.unblind import all_ratings
 
 __all__ = ["PackAgreement", "format_agreement", "pack_agreement"]
@@ -54,15 +55,16 @@ def pack_agreement(
         key = read_key(pack, key_path)
         order = [i for i in order if key.items[i].kind == "run"]
         scope = f"real items only ({len(order)} of {len(pack.order)}; controls left out)"
+    latest_records = {rater: latest_by_item(recs) for rater, recs in records.items()}
     questions = []
     for q in pack.scheme.questions:
         per_rater: dict[str, dict[str, str]] = {}
-        for rater, recs in records.items():
-            latest: dict[str, str] = {}
-            for rec in recs:
-                if q.id in rec.answers:
-                    latest[rec.item] = rec.answers[q.id].category
-            per_rater[rater] = latest
+        for rater, latest in latest_records.items():
+            per_rater[rater] = {
+                item: rec.answers[q.id].category
+                for item, rec in latest.items()
+                if q.id in rec.answers
+            }
         questions.append(
             question_agreement(
                 q.id,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import fcntl
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -193,6 +193,15 @@ def read_ratings(path: Path) -> list[RatingRecord]:
     return out
 
 
+def latest_by_item(records: Iterable[RatingRecord]) -> dict[str, RatingRecord]:
+    """One rater's latest revision of each item (the last record for it in file order), in
+    the order the items were first rated."""
+    out: dict[str, RatingRecord] = {}
+    for rec in records:
+        out[rec.item] = rec
+    return out
+
+
 @contextmanager
 def _locked(path: Path) -> Iterator[None]:
     """An exclusive advisory lock beside the rater's file, held for one save."""
@@ -236,10 +245,7 @@ class RatingSession:
         return len(self.order)
 
     def latest(self) -> dict[str, RatingRecord]:
-        out: dict[str, RatingRecord] = {}
-        for rec in self.records:
-            out[rec.item] = rec
-        return out
+        return latest_by_item(self.records)
 
     def history(self, item_id: str) -> list[RatingRecord]:
         return [r for r in self.records if r.item == item_id]

@@ -29,7 +29,7 @@ from curiosity_tui.packs.pack import (
     default_key_path,
     sha256_bytes,
 )
-from curiosity_tui.packs.rating import read_ratings, validate_rater_name
+from curiosity_tui.packs.rating import latest_by_item, read_ratings, validate_rater_name
 
 __all__ = [
     "Completeness",
@@ -313,8 +313,8 @@ def unblind(
     records = all_ratings(pack)
     latest: dict[str, dict[str, dict[str, str]]] = {}  # item → rater → question → category
     for rater, recs in records.items():
-        for rec in recs:
-            latest.setdefault(rec.item, {})[rater] = {q: a.category for q, a in rec.answers.items()}
+        for item, rec in latest_by_item(recs).items():
+            latest.setdefault(item, {})[rater] = {q: a.category for q, a in rec.answers.items()}
     scheme = pack.scheme
     tables: list[ConfigTable] = []
     real = [i for i in pack.order if key.items[i].kind == "run"]
