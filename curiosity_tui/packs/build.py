@@ -24,8 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.clock import utc_now_milli
 from curiosity_tui.errors import InputError
+from curiosity_tui.packs.controls import Staged, add_controls
 from curiosity_tui.packs.pack import (
     ITEMS_FILE,
     MANIFEST_FILE,
@@ -35,7 +37,6 @@ from curiosity_tui.packs.pack import (
     PackItem,
     PackKey,
     PackManifest,
-    atomic_write_bytes,
     default_key_path,
     items_bytes,
     sha256_bytes,
@@ -250,90 +251,6 @@ def collect_ledgers(paths: Sequence[str | Path]) -> list[Path]:
     return uniq
 
 
-# --------------------------------------------------------------------------- controls
-
-_DETAIL_TEMPLATES = (
-    "By {y1} roughly {p}% of the recorded cases already followed this pattern, "
-    "and {a} of the {b} documented instances date from before {y2}.",
-    "The share rose from {p2}% in {y1} to {p}% by {y2}, according to the surviving tallies.",
-    "Specifically, {a} of {b} known cases ({p}%) fit this description, most of them after {y1}.",
-)
-_SENT_RE = re.compile(r"(?<=[.!?])\s+")
-
-
-def _input_blocks(section2: str) -> list[str]:
-    return [b.strip() for b in section2.split("\n\n") if b.strip().startswith("- ")]
-
-
-def _restate(block: str) -> str:
-    """A node block of section 2 restated in the delivered-text shape (``- question``,
-    ``* fact``), nothing added — so a control's section 3 looks like a real one."""
-    out = []
-    for ln in block.split("\n"):
-        text = ln.strip()
-        if not text:
-            continue
-        if ln.startswith("- "):
-            out.append(f"- {text[2:].strip()}")
-        elif text.startswith("* "):
-            out.append(f"* {text[2:].strip()}")
-        elif out:  # continuation of a multi-line entry
-            out[-1] += " " + text
-    return "\n".join(out)
-
-
-def _unsupported_detail(rng: random.Random) -> str:
-    y1 = rng.randint(1400, 1900)
-    tmpl = rng.choice(_DETAIL_TEMPLATES)
-    b = rng.randint(20, 90)
-    return tmpl.format(
-        y1=y1,
-        y2=y1 + rng.randint(3, 30),
-        p=rng.randint(35, 85),
-        p2=rng.randint(5, 30),
-        a=rng.randint(5, b - 1),
-        b=b,
-    )
-
-
-def _statements(text: str) -> list[str]:
-    """Sentences of ``text`` usable as a quoted passage: statements (not questions) of
-    40–300 characters, taken line by line so list markers never enter a quote."""
-    out: list[str] = []
-    for line in text.split("\n"):
-        body = re.sub(r"^\s*(?:[-*>•]|\d+[.)])\s+", "", line).strip()
-        for sent in _SENT_RE.split(body):
-            sent = sent.strip()
-            if 40 <= len(sent) <= 300 and not sent.endswith("?"):
-                out.append(sent)
-    return out
-
-
-def _resolution(
-    rng: random.Random, block: str, mat: RunMaterial, item_sections: list[str]
-) -> str | None:
-    head = _restate(block.split("\n")[0])  # the question line only
-    if mat.sources:
-        title, text = rng.choice(mat.sources)
-        sents = _statements(text)
-        if sents:
-            passage = rng.choice(sents)
-            return (
-                f"{head}\n* This can now be settled. The point rests on a passage of {title}: "
-                f'"{passage}" That passage answers the requirement directly, so it no longer '
-                "stands open."
-            )
-    sents = _statements(item_sections[0])
-    if not sents:
-        return None
-    passage = rng.choice(sents)
-    return (
-        f"{head}\n* This can now be settled from what the first part of this investigation "
-        f'already established: "{passage}" That statement answers the requirement directly, '
-        "so it no longer stands open."
-    )
-
-
 # --------------------------------------------------------------------------- build
 
 
@@ -369,6 +286,47 @@ def build_pack(
 ) -> BuildResult:
     """Write a pack to ``out`` (must not exist or be empty) and its key beside it."""
     packdir = Path(out)
+    key_path = _check_destination(packdir, materials, expected_raters, key_out)
+    if seed is None:
+        seed = secrets.randbits(31)
+    rng = random.Random(seed)
+    taken: set[str] = set()
+    notes: list[str] = []
+    staged = _stage_runs(materials, rng, taken)
+    n_controls = add_controls(
+        staged,
+        [m.sources for m in materials],
+        scheme,
+        rng,
+        lambda: _new_id(rng, taken),
+        controls_per_kind,
+        notes,
+    )
+    rng.shuffle(staged)
+    key_bytes, ib, manifest = _seal(staged, scheme, seed, key_path, expected_raters, min_raters)
+    _write_pack(packdir, key_path, key_bytes, ib, manifest, n_controls)
+    configs: dict[str, int] = {}
+    for m in materials:
+        configs[m.config] = configs.get(m.config, 0) + 1
+    return BuildResult(
+        packdir=packdir,
+        key_path=key_path,
+        manifest=manifest,
+        n_runs=len(materials),
+        n_controls=n_controls,
+        configs=configs,
+        notes=notes,
+    )
+
+
+def _check_destination(
+    packdir: Path,
+    materials: Sequence[RunMaterial],
+    expected_raters: Sequence[str],
+    key_out: str | Path | None,
+) -> Path:
+    """Refuse a non-empty pack directory, no runs, bad rater names and a key inside the pack
+    or over an existing one; return the key's path."""
     if packdir.exists() and any(packdir.iterdir()):
         raise PackError(f"{packdir} exists and is not empty; choose a new pack directory")
     if not materials:
@@ -383,13 +341,14 @@ def build_pack(
         )
     if key_path.exists():
         raise PackError(f"{key_path} already exists; refusing to overwrite a key")
-    if seed is None:
-        seed = secrets.randbits(31)
-    rng = random.Random(seed)
-    taken: set[str] = set()
-    notes: list[str] = []
+    return key_path
 
-    staged: list[tuple[PackItem, KeyEntry]] = []
+
+def _stage_runs(
+    materials: Sequence[RunMaterial], rng: random.Random, taken: set[str]
+) -> list[Staged]:
+    """One item per run, its three sections (section 2 empty for the no-store arms)."""
+    staged: list[Staged] = []
     for mat in materials:
         if mat.config not in CONFIGS:
             raise PackError(f"{mat.ledger}: unknown configuration {mat.config!r}")
@@ -405,65 +364,18 @@ def build_pack(
                 KeyEntry(item=iid, run=mat.run, ledger=mat.ledger, config=mat.config),
             )
         )
+    return staged
 
-    n_controls = 0
-    if scheme.controls and controls_per_kind > 0:
-        bases = [
-            (it, ent, mat)
-            for (it, ent), mat in zip(staged, materials, strict=True)
-            if _input_blocks(it.sections[1])
-        ]
-        if not bases:
-            notes.append(
-                "no store-bearing run has a non-empty input section; no control items built"
-            )
-        for spec in scheme.controls:
-            for _ in range(controls_per_kind):
-                if not bases:
-                    break
-                base_item, base_ent, mat = rng.choice(bases)
-                blocks = _input_blocks(base_item.sections[1])
-                block = rng.choice(blocks)
-                # Other lines of section 2 restated unchanged, so the control's section 3 has
-                # the length and shape of a real one; the worked line comes first.
-                others = [b for b in blocks if b != block]
-                rest = [_restate(b) for b in rng.sample(others, min(2, len(others)))]
-                if spec.kind == "repetition":
-                    s3: str | None = "\n".join([_restate(block), *rest])
-                elif spec.kind == "unsupported-detail":
-                    s3 = "\n".join(
-                        [
-                            _restate(block),
-                            f"* {_unsupported_detail(rng)}",
-                            f"* {_unsupported_detail(rng)}",
-                            *rest,
-                        ]
-                    )
-                else:
-                    res = _resolution(rng, block, mat, base_item.sections)
-                    s3 = "\n".join([res, *rest]) if res is not None else None
-                if s3 is None:
-                    notes.append(f"could not build a {spec.kind} control from {base_ent.run}")
-                    continue
-                iid = _new_id(rng, taken)
-                staged.append(
-                    (
-                        PackItem(
-                            id=iid, sections=[base_item.sections[0], base_item.sections[1], s3]
-                        ),
-                        KeyEntry(
-                            item=iid,
-                            kind="control",
-                            run=base_ent.run,
-                            ledger=base_ent.ledger,
-                            config=base_ent.config,
-                            control=spec.kind,
-                            base_item=base_item.id,
-                        ),
-                    )
-                )
-                n_controls += 1
-    rng.shuffle(staged)
+
+def _seal(
+    staged: list[Staged],
+    scheme: Scheme,
+    seed: int,
+    key_path: Path,
+    expected_raters: Sequence[str],
+    min_raters: int,
+) -> tuple[bytes, bytes, PackManifest]:
+    """The key's bytes, the items' bytes and the manifest that records both hashes."""
     items = [it for it, _ in staged]
     pack_id = f"p{secrets.token_hex(6)}"
     key = PackKey(
@@ -486,6 +398,18 @@ def build_pack(
         expected_raters=list(expected_raters),
         min_raters=min_raters,
     )
+    return key_bytes, ib, manifest
+
+
+def _write_pack(
+    packdir: Path,
+    key_path: Path,
+    key_bytes: bytes,
+    ib: bytes,
+    manifest: PackManifest,
+    n_controls: int,
+) -> None:
+    """Key first (key holder only), then items and manifest, then the log's first entry."""
     packdir.mkdir(parents=True, exist_ok=True)
     (packdir / "ratings").mkdir(exist_ok=True)
     atomic_write_bytes(key_path, key_bytes, mode=0o600)  # key holder only
@@ -502,23 +426,11 @@ def build_pack(
         "pack_built",
         "system",
         {
-            "items": len(items),
+            "items": len(manifest.items),
             "controls": n_controls,
-            "scheme": scheme.id,
+            "scheme": manifest.scheme.id,
             "scheme_sha256": manifest.scheme_sha256,
             "items_sha256": manifest.items_sha256,
             "key_sha256": manifest.key_sha256,
         },
-    )
-    configs: dict[str, int] = {}
-    for m in materials:
-        configs[m.config] = configs.get(m.config, 0) + 1
-    return BuildResult(
-        packdir=packdir,
-        key_path=key_path,
-        manifest=manifest,
-        n_runs=len(materials),
-        n_controls=n_controls,
-        configs=configs,
-        notes=notes,
     )
