@@ -13,6 +13,7 @@ state that makes it a finding held.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -66,131 +67,144 @@ def audit_path(path: str | Path) -> AuditReport:
 
 
 def audit(led: Ledger) -> AuditReport:
-    events = jr.scan(led.path / JOURNAL_FILE).events
-    st = FoldState()
-    findings: list[Finding] = []
-    flagged: dict[tuple[str, str], tuple[int, int, str]] = {}  # (node, req) -> (seq, session, text)
-    not_sat_seq: dict[tuple[str, str], tuple[int, int]] = {}
-    records = {int(k): v for k, v in led._state.sessions.items()}
-    for ev in events:
-        kind, node, d, seq, session = ev["kind"], ev["node"], ev["data"], ev["seq"], ev["session"]
-        closing = kind == "node_closed" or (
-            kind == "status_changed"
-            and d.get("to") == "closed"
-            and node in st.nodes
-            and st.nodes[node]["status"] != "closed"
+    """Replay the journal event by event; each step looks at the state as it stood."""
+    a = _Audit(records={int(k): v for k, v in led._state.sessions.items()})
+    for ev in jr.scan(led.path / JOURNAL_FILE).events:
+        if _is_closing(a.st, ev):
+            _closure_findings(a, ev)
+        if ev["kind"] == "return_condition_revised":
+            _retirement_findings(a, ev)
+        fold_event(a.st, ev)
+        if ev["kind"] == "dependency_checked":
+            _note_check(a, ev)
+    a.findings.sort(key=lambda f: (f.seqs[-1], f.kind))
+    return AuditReport(ledger=str(led.path), contract=led.meta.contract, findings=a.findings)
+
+
+@dataclass
+class _Audit:
+    """What the replay carries from event to event."""
+
+    records: dict[int, dict[str, Any]]
+    st: FoldState = field(default_factory=FoldState)
+    findings: list[Finding] = field(default_factory=list)
+    #: (node, req) -> (seq, session, text) of a satisfied mark without verified evidence
+    flagged: dict[tuple[str, str], tuple[int, int, str]] = field(default_factory=dict)
+    #: (node, req) -> (seq, session) of its latest not_satisfied check
+    not_sat_seq: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)
+
+
+def _is_closing(st: FoldState, ev: dict[str, Any]) -> bool:
+    node = ev["node"]
+    return ev["kind"] == "node_closed" or (
+        ev["kind"] == "status_changed"
+        and ev["data"].get("to") == "closed"
+        and node in st.nodes
+        and st.nodes[node]["status"] != "closed"
+    )
+
+
+def _closure_findings(a: _Audit, ev: dict[str, Any]) -> None:
+    """(c) closed over a requirement not met and (d) closed without verified evidence."""
+    node, seq, session = ev["node"], ev["seq"], ev["session"]
+    n = a.st.nodes[node]
+    rc = n.get("return_condition") or {"required_facts": []}
+    for r in rc["required_facts"]:
+        if r["status"] not in ("not_satisfied", "unchecked"):
+            continue
+        check_seq, check_session = (
+            a.not_sat_seq.get((node, r["id"]), (None, None))
+            if r["status"] == "not_satisfied"
+            else (None, None)
         )
-        if closing:
-            n = st.nodes[node]
-            rc = n.get("return_condition") or {"required_facts": []}
-            for r in rc["required_facts"]:
-                if r["status"] in ("not_satisfied", "unchecked"):
-                    check_seq, check_session = (
-                        not_sat_seq.get((node, r["id"]), (None, None))
-                        if r["status"] == "not_satisfied"
-                        else (None, None)
-                    )
-                    seqs = [s for s in (check_seq, seq) if s is not None]
-                    sessions = sorted({s for s in (check_session, session) if s is not None})
-                    stood = (
-                        f"stood not satisfied (checked s{r['checked']})"
-                        if r["status"] == "not_satisfied"
-                        else "stood unchecked (never established)"
-                    )
-                    findings.append(
-                        Finding(
-                            kind="closed_over_unmet",
-                            node=node,
-                            requirement=r["id"],
-                            seqs=seqs,
-                            sessions=sessions,
-                            detail=f"closed at seq {seq} while {r['id']} ({_short(r['text'], 100)}) "
-                            f"{stood}",
-                        )
-                    )
-            verified = [e for e in n["evidence"] if e["status"] == "verified"]
-            if n["facts"] and not verified:
-                findings.append(
-                    Finding(
-                        kind="closed_without_verified_evidence",
-                        node=node,
-                        seqs=[seq],
-                        sessions=[session],
-                        detail=f"closed with {len(n['facts'])} fact(s) on file and no verified evidence record",
-                    )
-                )
-        if kind == "return_condition_revised":
-            current = {
-                r["id"]: r["status"]
-                for r in (st.nodes[node].get("return_condition") or {"required_facts": []})[
-                    "required_facts"
-                ]
-            }
-            for rid in d.get("retired", []):
-                key = (node, rid)
-                # retired while it still stood on the unverified mark (not since re-checked,
-                # waived or weakened)
-                if key in flagged and current.get(rid) == "satisfied":
-                    check_seq, check_session, text = flagged.pop(key)
-                    carried, absent = _carried(records, text, after=session)
-                    findings.append(
-                        Finding(
-                            kind="retired_after_unverified",
-                            node=node,
-                            requirement=rid,
-                            seqs=[check_seq, seq],
-                            sessions=sorted({check_session, session}),
-                            detail=f"{rid} ({_short(text, 100)}) marked satisfied without verified evidence at "
-                            f"seq {check_seq}, retired at seq {seq}; later inputs carrying it: "
-                            f"{carried or 'none'}",
-                            carried_in=carried,
-                            absent_in=absent,
-                        )
-                    )
-        fold_event(st, ev)
-        if kind == "dependency_checked":
-            key = (node, d["requirement"])
-            n = st.nodes[node]
-            if d["result"] == "satisfied":
-                ev_id = d.get("evidence_id")
-                rec = next(
-                    (
-                        e
-                        for e in n["evidence"]
-                        if e["id"] == ev_id and e["requirement"] == d["requirement"]
-                    ),
-                    None,
-                )
-                if rec is None or rec["status"] != "verified":
-                    req = next(
-                        r
-                        for r in n["return_condition"]["required_facts"]
-                        if r["id"] == d["requirement"]
-                    )
-                    flagged[key] = (seq, session, req["text"])
-                    findings.append(
-                        Finding(
-                            kind="unverified_satisfied",
-                            node=node,
-                            requirement=d["requirement"],
-                            seqs=[seq],
-                            sessions=[session],
-                            detail=f"marked satisfied on: {_short(d['evidence_text'])!r}"
-                            + (
-                                " (evidence only proposed)"
-                                if rec is not None
-                                else " (no evidence record)"
-                            ),
-                        )
-                    )
-                else:
-                    flagged.pop(key, None)
-            else:
-                flagged.pop(key, None)
-                if d["result"] == "not_satisfied":
-                    not_sat_seq[key] = (seq, session)
-    findings.sort(key=lambda f: (f.seqs[-1], f.kind))
-    return AuditReport(ledger=str(led.path), contract=led.meta.contract, findings=findings)
+        stood = (
+            f"stood not satisfied (checked s{r['checked']})"
+            if r["status"] == "not_satisfied"
+            else "stood unchecked (never established)"
+        )
+        a.findings.append(
+            Finding(
+                kind="closed_over_unmet",
+                node=node,
+                requirement=r["id"],
+                seqs=[s for s in (check_seq, seq) if s is not None],
+                sessions=sorted({s for s in (check_session, session) if s is not None}),
+                detail=f"closed at seq {seq} while {r['id']} ({_short(r['text'], 100)}) {stood}",
+            )
+        )
+    verified = [e for e in n["evidence"] if e["status"] == "verified"]
+    if n["facts"] and not verified:
+        a.findings.append(
+            Finding(
+                kind="closed_without_verified_evidence",
+                node=node,
+                seqs=[seq],
+                sessions=[session],
+                detail=f"closed with {len(n['facts'])} fact(s) on file and no verified evidence record",
+            )
+        )
+
+
+def _retirement_findings(a: _Audit, ev: dict[str, Any]) -> None:
+    """(b) a requirement retired while it stood on an unverified satisfied mark (not since
+    re-checked, waived or weakened), and which later inputs still carried it."""
+    node, seq, session = ev["node"], ev["seq"], ev["session"]
+    rc = a.st.nodes[node].get("return_condition") or {"required_facts": []}
+    current = {r["id"]: r["status"] for r in rc["required_facts"]}
+    for rid in ev["data"].get("retired", []):
+        key = (node, rid)
+        if key not in a.flagged or current.get(rid) != "satisfied":
+            continue
+        check_seq, check_session, text = a.flagged.pop(key)
+        carried, absent = _carried(a.records, text, after=session)
+        a.findings.append(
+            Finding(
+                kind="retired_after_unverified",
+                node=node,
+                requirement=rid,
+                seqs=[check_seq, seq],
+                sessions=sorted({check_session, session}),
+                detail=f"{rid} ({_short(text, 100)}) marked satisfied without verified evidence at "
+                f"seq {check_seq}, retired at seq {seq}; later inputs carrying it: "
+                f"{carried or 'none'}",
+                carried_in=carried,
+                absent_in=absent,
+            )
+        )
+
+
+def _note_check(a: _Audit, ev: dict[str, Any]) -> None:
+    """(a) a requirement marked satisfied without verified evidence; remember every mark
+    and every not_satisfied check for the later steps."""
+    node, d, seq, session = ev["node"], ev["data"], ev["seq"], ev["session"]
+    key = (node, d["requirement"])
+    if d["result"] != "satisfied":
+        a.flagged.pop(key, None)
+        if d["result"] == "not_satisfied":
+            a.not_sat_seq[key] = (seq, session)
+        return
+    n = a.st.nodes[node]
+    ev_id = d.get("evidence_id")
+    rec = next(
+        (e for e in n["evidence"] if e["id"] == ev_id and e["requirement"] == d["requirement"]),
+        None,
+    )
+    if rec is not None and rec["status"] == "verified":
+        a.flagged.pop(key, None)
+        return
+    req = next(r for r in n["return_condition"]["required_facts"] if r["id"] == d["requirement"])
+    a.flagged[key] = (seq, session, req["text"])
+    a.findings.append(
+        Finding(
+            kind="unverified_satisfied",
+            node=node,
+            requirement=d["requirement"],
+            seqs=[seq],
+            sessions=[session],
+            detail=f"marked satisfied on: {_short(d['evidence_text'])!r}"
+            + (" (evidence only proposed)" if rec is not None else " (no evidence record)"),
+        )
+    )
 
 
 def _carried(
