@@ -22,6 +22,8 @@ class CheckOutcome:
     seq: int
 
 
+# One function on purpose (~85 lines): proposing the evidence record, verifying it against the
+# stored source and recording the check are one S4 step, emitted in this order in one batch.
 def record_check(
     b: Batch,
     contract: Contract,

@@ -30,6 +30,7 @@ from curiosity_tui.packs.pack import (
     sha256_bytes,
 )
 from curiosity_tui.packs.rating import latest_by_item, read_ratings, validate_rater_name
+from curiosity_tui.packs.schemes import Question
 
 __all__ = [
     "Completeness",
@@ -310,44 +311,8 @@ def unblind(
     except PackError as err:
         log.append("key_rejected", by, {"error": str(err)})
         raise
-    records = all_ratings(pack)
-    latest: dict[str, dict[str, dict[str, str]]] = {}  # item → rater → question → category
-    for rater, recs in records.items():
-        for item, rec in latest_by_item(recs).items():
-            latest.setdefault(item, {})[rater] = {q: a.category for q, a in rec.answers.items()}
-    scheme = pack.scheme
-    tables: list[ConfigTable] = []
-    real = [i for i in pack.order if key.items[i].kind == "run"]
-    configs = sorted({key.items[i].config for i in real})
-    for q in scheme.questions:
-        by_rating = {c: dict.fromkeys(q.category_ids, 0) for c in configs}
-        by_run = {c: {**dict.fromkeys(q.category_ids, 0), "split": 0} for c in configs}
-        runs: Counter[str] = Counter()
-        # group items by run (one item per run in packs built here, but do not assume it)
-        run_cats: dict[tuple[str, str], list[str]] = {}
-        for i in real:
-            ent = key.items[i]
-            cats = [r[q.id] for r in latest.get(i, {}).values() if q.id in r]
-            for c in cats:
-                by_rating[ent.config][c] += 1
-            run_cats.setdefault((ent.config, ent.run), []).extend(cats)
-        for (config, _run), cats in run_cats.items():
-            runs[config] += 1
-            if not cats:
-                continue
-            if len(set(cats)) == 1:
-                by_run[config][cats[0]] += 1
-            else:
-                by_run[config]["split"] += 1
-        tables.append(
-            ConfigTable(
-                question=q.id,
-                categories=q.category_ids,
-                by_rating=by_rating,
-                by_run=by_run,
-                runs=dict(runs),
-            )
-        )
+    latest = _latest_categories(pack)
+    tables = [_config_table(q, key, latest, pack.order) for q in pack.scheme.questions]
     items = [
         ItemRow(
             item=i,
@@ -359,7 +324,7 @@ def unblind(
         )
         for i in pack.order
     ]
-    expected_by_kind: dict[str, dict[str, str]] = {c.kind: c.expected for c in scheme.controls}
+    expected_by_kind: dict[str, dict[str, str]] = {c.kind: c.expected for c in pack.scheme.controls}
     controls = [
         ControlResult(
             item=i,
@@ -381,6 +346,52 @@ def unblind(
         items=items,
         controls=controls,
         log_seq=entry.seq,
+    )
+
+
+def _latest_categories(pack: Pack) -> dict[str, dict[str, dict[str, str]]]:
+    """item → rater → question → category, from each rater's latest revision."""
+    latest: dict[str, dict[str, dict[str, str]]] = {}
+    for rater, recs in all_ratings(pack).items():
+        for item, rec in latest_by_item(recs).items():
+            latest.setdefault(item, {})[rater] = {q: a.category for q, a in rec.answers.items()}
+    return latest
+
+
+def _config_table(
+    q: Question,
+    key: PackKey,
+    latest: dict[str, dict[str, dict[str, str]]],
+    order: list[str],
+) -> ConfigTable:
+    """One question's categories per configuration, counted per rating and per run."""
+    real = [i for i in order if key.items[i].kind == "run"]
+    configs = sorted({key.items[i].config for i in real})
+    by_rating = {c: dict.fromkeys(q.category_ids, 0) for c in configs}
+    by_run = {c: {**dict.fromkeys(q.category_ids, 0), "split": 0} for c in configs}
+    runs: Counter[str] = Counter()
+    # group items by run (one item per run in packs built here, but do not assume it)
+    run_cats: dict[tuple[str, str], list[str]] = {}
+    for i in real:
+        ent = key.items[i]
+        cats = [r[q.id] for r in latest.get(i, {}).values() if q.id in r]
+        for c in cats:
+            by_rating[ent.config][c] += 1
+        run_cats.setdefault((ent.config, ent.run), []).extend(cats)
+    for (config, _run), cats in run_cats.items():
+        runs[config] += 1
+        if not cats:
+            continue
+        if len(set(cats)) == 1:
+            by_run[config][cats[0]] += 1
+        else:
+            by_run[config]["split"] += 1
+    return ConfigTable(
+        question=q.id,
+        categories=q.category_ids,
+        by_rating=by_rating,
+        by_run=by_run,
+        runs=dict(runs),
     )
 
 
