@@ -5,8 +5,10 @@ disk until :meth:`Batch.commit` hands the batch to its :class:`~curiosity_tui.le
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
+from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from curiosity_tui.errors import CorruptLedgerError, LedgerError, TransitionError
 from curiosity_tui.ledger import journal as jr
@@ -21,8 +23,21 @@ from curiosity_tui.ledger.hashing import HashIndex, snapshot_delta
 from curiosity_tui.ledger.models import SessionRecord
 from curiosity_tui.ledger.replay import touched
 
-if TYPE_CHECKING:  # the ledger hands itself in; Batch calls back only at commit
-    from curiosity_tui.ledger.ledger import Ledger
+
+class LedgerHost(Protocol):
+    """What a batch needs from its ledger (:class:`~curiosity_tui.ledger.ledger.Ledger` is
+    the one implementation). Declared here so that ``batch`` never imports ``ledger``, not
+    even for typing: the ledger hands itself in and is called back once, at commit."""
+
+    path: Path
+    clock: Callable[[], str]
+    _state: FoldState
+    _last_seq: int
+    _last_hash: str
+    _hindex: HashIndex
+    _dirty_since_snapshot: set[str]
+
+    def _apply_batch(self, b: Batch) -> None: ...
 
 
 def valid_actor(actor: str) -> bool:
@@ -59,7 +74,7 @@ class Batch:
     """A unit of change. Events are validated and folded into a working copy as they are
     emitted, so later logic in the same batch sees them; nothing touches disk until commit."""
 
-    def __init__(self, ledger: Ledger, session: int, marker: str, label: str) -> None:
+    def __init__(self, ledger: LedgerHost, session: int, marker: str, label: str) -> None:
         if marker not in COMMIT_MARKERS:
             raise ValueError(f"unknown commit marker {marker!r}")
         self.ledger = ledger
