@@ -35,45 +35,15 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal, TypeVar
 
 import openai
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from curiosity_tui.errors import CuriosityError
+from curiosity_tui.ledger.models import CallRecord
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
 
 NO_KEY_PLACEHOLDER = "no-key"  # local servers (vLLM, Ollama, llama.cpp) ignore the key
-
-
-class CallRecord(BaseModel):
-    """One model call (one logical attempt; HTTP retries are counted inside it)."""
-
-    kind: str
-    model: str
-    session: int
-    internal: bool
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    finish_reason: str | None = None
-    latency_s: float = 0.0
-    retries: int = 0
-    error: str | None = None
-    request_text: str = Field(description="The exact input the call received (render_messages).")
-    response_text: str = ""
-    response_format: str | None = Field(
-        default=None, description="'json_schema', 'json_object', or null for free text."
-    )
-    repair: bool = Field(
-        default=False, description="True for the repair retry of a structured call."
-    )
-    refusal: bool = Field(
-        default=False, description="The endpoint returned a refusal (its text is response_text)."
-    )
-    earlier: list[CallRecord] = Field(
-        default_factory=list,
-        exclude=True,
-        description="On a repaired structured call: the rejected attempt(s) before it (not serialised).",
-    )
 
 
 class ModelCallError(CuriosityError):

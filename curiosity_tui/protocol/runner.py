@@ -61,8 +61,6 @@ async def model_curate(
     led: Ledger, client: ModelClient, after: int, budget: int
 ) -> tuple[list[CallRecord], list[str]]:
     """The model curator between sessions: prioritise, merge, archive, each with a reason."""
-    from curiosity_tui.ledger.models import CallRecord as LedgerCall
-
     rendering = render_session_input(led.raw_nodes(), after + 1)
     try:
         reply, rec = await client.structured(
@@ -74,9 +72,7 @@ async def model_curate(
             internal=False,
         )
     except ModelCallError as err:
-        return [LedgerCall.model_validate(r.model_dump()) for r in err.records], [
-            f"curator call failed: {err.reason}"
-        ]
+        return list(err.records), [f"curator call failed: {err.reason}"]
     notes: list[str] = []
     for a in reply.actions:
         nid = a.node.strip().lower()
@@ -89,7 +85,7 @@ async def model_curate(
                 curation.archive(led, nid, a.reason, "model-curator")
         except TransitionError as err:
             notes.append(f"curator {a.action} {a.node}: {err}")
-    return [LedgerCall.model_validate(rec.model_dump())], notes
+    return [rec], notes
 
 
 async def run_ledger(

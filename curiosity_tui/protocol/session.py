@@ -27,7 +27,14 @@ from curiosity_tui.contract.rules import Contract, get_contract
 from curiosity_tui.contract.transitions import attempt_closure, record_check
 from curiosity_tui.errors import CuriosityError, TransitionError
 from curiosity_tui.ledger.ledger import Batch, Ledger, utc_now
-from curiosity_tui.ledger.models import CallRecord, RunMeta, SessionCounts, SessionRecord
+from curiosity_tui.ledger.models import (
+    CallRecord,
+    RunMeta,
+    SessionClosure,
+    SessionCounts,
+    SessionRecord,
+    TensionTerms,
+)
 from curiosity_tui.ledger.queue import select_focus
 from curiosity_tui.ledger.render import focus_facts, render_session_input
 from curiosity_tui.ledger.revision import revise
@@ -113,25 +120,24 @@ class _Ctx:
     budget: Budget
     rejected: list[str] = field(default_factory=list)
 
-    async def call(self, aw: Awaitable[tuple[T, Any]], *, key: str | None = None) -> T:
+    async def call(self, aw: Awaitable[tuple[T, CallRecord]], *, key: str | None = None) -> T:
         try:
             value, rec = await aw
         except ModelCallError as err:
             for r in err.records:
                 self._keep(r, key)
             raise
-        for earlier in getattr(rec, "earlier", []):
+        for earlier in rec.earlier:
             self._keep(earlier, key)
         self._keep(rec, key)
         return value
 
-    def _keep(self, rec: Any, key: str | None) -> None:
-        cr = CallRecord.model_validate(rec.model_dump() if hasattr(rec, "model_dump") else rec)
-        self.record.calls.append(cr)
-        self.budget.take(cr)
-        name = key or cr.kind
-        self.record.inputs.setdefault(name, cr.request_text)
-        self.record.outputs[name] = cr.response_text
+    def _keep(self, rec: CallRecord, key: str | None) -> None:
+        self.record.calls.append(rec)
+        self.budget.take(rec)
+        name = key or rec.kind
+        self.record.inputs.setdefault(name, rec.request_text)
+        self.record.outputs[name] = rec.response_text
 
 
 SettingsLike = SessionSettings
@@ -202,9 +208,8 @@ def _finish(b: Batch, ctx: _Ctx, *, decay: bool) -> None:
         apply_decay(b, ctx.t)
         b.snapshot("decay")
     ctx.record.finished = utc_now()
-    if ctx.rejected:
-        ctx.record.rejected = ctx.rejected  # type: ignore[attr-defined]
-    ctx.record.budget_used = ctx.budget.used  # type: ignore[attr-defined]
+    ctx.record.rejected = list(ctx.rejected)
+    ctx.record.budget_used = ctx.budget.used
     b.record_session(ctx.record)
 
 
@@ -492,16 +497,16 @@ async def _run_protocol(
         decision,
     )
     rec.embedder, rec.medoid = emb_name, medoid
-    rec.tension = {  # type: ignore[attr-defined]
-        "D": d_value,
-        "F_before": f_before,
-        "U_before": u_before,
-        "F_after": f_after,
-        "U_after": u_after,
-        "candidates": candidates,
-        "similarities": [[float(x) for x in row] for row in sims],
-        "embedder": emb_name,
-    }
+    rec.tension = TensionTerms(
+        D=d_value,
+        F_before=f_before,
+        U_before=u_before,
+        F_after=f_after,
+        U_after=u_after,
+        candidates=candidates,
+        similarities=[[float(x) for x in row] for row in sims],
+        embedder=emb_name,
+    )
 
     # -- step 5: the deliverable -----------------------------------------------------------
     check_summary = "\n".join(
@@ -605,7 +610,7 @@ async def _run_protocol(
         else:
             answer = (deliv.answer or "").strip() or selected
             out = attempt_closure(b, st.contract, focus, answer=answer, delta=dlt)
-            rec.closure = {"closed": out.closed, "unmet": out.unmet}  # type: ignore[attr-defined]
+            rec.closure = SessionClosure(closed=out.closed, unmet=list(out.unmet))
         if st.contract.downgrades_allowed:
             for p in deliv.downgrade_proposals:
                 nid = _existing(b, ctx, p.node, "downgrade proposal")
