@@ -226,7 +226,7 @@ class SessionCounts(_Record):
 
 
 class TensionTerms(_Record):
-    """The terms of a protocol session's tension (S5 step 3), stored with its record."""
+    """The terms of a protocol session's tension (S5 step 2), stored with its record."""
 
     D: float  # candidate disagreement (1 - mean pairwise cosine)
     F_before: int
