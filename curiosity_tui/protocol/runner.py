@@ -88,6 +88,23 @@ async def model_curate(
     return [rec], notes
 
 
+async def _curate(
+    led: Ledger, client: ModelClient, after: int, budget: int, hook: CuratorHook | None
+) -> list[CallRecord]:
+    """The curator between sessions ``after`` and ``after + 1`` (model, or a human's hook), then
+    the after-curator snapshot. Returns the calls (and notes) to carry into the next record."""
+    carried: list[CallRecord] = []
+    if led.meta.curator == "model":
+        calls, notes = await model_curate(led, client, after, budget)
+        carried.extend(calls)
+        for n in notes:
+            carried.append(CallRecord(kind="curator-note", internal=False, error=n))
+    elif hook is not None:
+        await hook(led, after)
+    curation.finish_curation(led)
+    return carried
+
+
 async def run_ledger(
     led: Ledger,
     client: ModelClient,
@@ -119,14 +136,7 @@ async def run_ledger(
                 progress(
                     Progress(led.path.name, t - 1, "curator", elapsed_s=time.perf_counter() - t0)
                 )
-            if meta.curator == "model":
-                calls, notes = await model_curate(led, client, t - 1, st.curator_budget)
-                carried.extend(calls)
-                for n in notes:
-                    carried.append(CallRecord(kind="curator-note", internal=False, error=n))
-            elif curator_hook is not None:
-                await curator_hook(led, t - 1)
-            curation.finish_curation(led)
+            carried.extend(await _curate(led, client, t - 1, st.curator_budget, curator_hook))
         if progress:
             progress(Progress(led.path.name, t, "session", elapsed_s=time.perf_counter() - t0))
         try:
