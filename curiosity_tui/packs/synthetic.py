@@ -64,7 +64,7 @@ def _essay(rng: random.Random, sentences: int) -> str:
 
 
 def _output(rng: random.Random, config: str, session: int, asked: list[str]) -> str:
-    """Delivered text in the shapes ``protocol/session.py`` writes: A an essay; B "- question"
+    """Delivered text in the shapes ``protocol/session.py`` / ``steps.py`` write: A an essay; B "- question"
     lines; B-armed "- question", "* fact", "> action note"; C an answer or a node status,
     "- living question", "* fact", "> note", and on PRESERVE "? required fact" / "= test"."""
     if config == "A":
