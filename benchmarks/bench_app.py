@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from curiosity_tui.ledger import Ledger, RunMeta, SessionRecord  # noqa: E402
+from curiosity_tui.ledger.events import FactAttached, QuestionResurfaced  # noqa: E402
 
 SEED = "Did the printing press cause the Reformation, or only speed it up?"
 
@@ -53,12 +54,12 @@ def small_ledger(path: Path) -> None:
     with led:
         for s in range(1, 6):
             with led.batch(s) as b:
-                b.emit("question_resurfaced", "q1", "system", {"how": "forced_focus"})
+                b.emit(QuestionResurfaced(how="forced_focus"), node="q1")
                 for i in range(3):
                     b.create_node(
                         f"Question {s}.{i}", parent="q1", origin="open_layer", actor="model"
                     )
-                b.emit("fact_attached", "q1", "model", {"text": f"fact {s}"})
+                b.emit(FactAttached(text=f"fact {s}"), node="q1", actor="model")
                 b.record_session(SessionRecord(session=s, inputs={"rendering": led.rendering(s)}))
                 b.snapshot("session")
 
@@ -70,7 +71,7 @@ def big_ledger(path: Path, n: int, fanout: int) -> None:
         while made < n:
             session += 1
             with led.batch(session) as b:
-                b.emit("question_resurfaced", "q1", "system", {"how": "forced_focus"})
+                b.emit(QuestionResurfaced(how="forced_focus"), node="q1")
                 target = min(n, made + max(1, n // 5))
                 while made < target:
                     parent = f"q{(made - 1) // fanout + 1}" if fanout else "q1"

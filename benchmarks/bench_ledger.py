@@ -20,6 +20,12 @@ import time
 from pathlib import Path
 
 from curiosity_tui.ledger import journal as jr
+from curiosity_tui.ledger.events import (
+    DecayApplied,
+    FactAttached,
+    QuestionResurfaced,
+    SessionStarted,
+)
 from curiosity_tui.ledger.ledger import Batch, Ledger, replay
 from curiosity_tui.ledger.models import RunMeta, SessionRecord
 
@@ -37,11 +43,11 @@ class _Clock:
 
 def _session_events(b: Batch, t: int, ids: list[str], *, new_nodes: int) -> None:
     """Exactly 50 events including the commit marker: a session's typical mix."""
-    b.emit("session_started", None, "system", {"focus": ids[0], "config": "C-cur"})
+    b.emit(SessionStarted(focus=ids[0], config="C-cur"))
     for nid in ids[:8]:
-        b.emit("question_resurfaced", nid, "model", {"how": "voluntary"})
+        b.emit(QuestionResurfaced(how="voluntary"), node=nid, actor="model")
     for i, nid in enumerate(ids[:8]):
-        b.emit("fact_attached", nid, "model", {"text": f"fact {t}.{i} about {nid}: " + "x" * 80})
+        b.emit(FactAttached(text=f"fact {t}.{i} about {nid}: " + "x" * 80), node=nid, actor="model")
     for i in range(new_nodes):
         b.create_node(
             f"question {t}.{i} " + "y" * 60,
@@ -50,9 +56,9 @@ def _session_events(b: Batch, t: int, ids: list[str], *, new_nodes: int) -> None
             actor="model",
         )
     while len(b.events) < 45:
-        b.emit("fact_attached", ids[len(b.events) % len(ids)], "model", {"text": f"more {t}"})
+        b.emit(FactAttached(text=f"more {t}"), node=ids[len(b.events) % len(ids)], actor="model")
     b.snapshot("session")
-    b.emit("decay_applied", None, "system", {"nodes": []})
+    b.emit(DecayApplied(nodes=[]))
     b.snapshot("decay")
     b.record_session(
         SessionRecord(session=t, inputs={"rendering": "r" * 2000}, outputs={"x": "o" * 2000})
@@ -76,7 +82,9 @@ def build(path: Path, n_nodes: int, *, per_batch: int = 500) -> Ledger:
                     origin="new_question",
                     actor="model",
                 )
-                b.emit("fact_attached", nid, "model", {"text": f"a fact about {nid} " + "f" * 60})
+                b.emit(
+                    FactAttached(text=f"a fact about {nid} " + "f" * 60), node=nid, actor="model"
+                )
             b.snapshot("session")
             b.snapshot("decay")
             b.record_session(SessionRecord(session=t))

@@ -6,6 +6,18 @@ import itertools
 from pathlib import Path
 
 from curiosity_tui.ledger import Ledger, RunMeta, SessionRecord
+from curiosity_tui.ledger.events import (
+    CandidatePreserved,
+    DecayApplied,
+    DependencyChecked,
+    DowngradeProposed,
+    FactAttached,
+    NodeAnswered,
+    NodeClosed,
+    QuestionResurfaced,
+    ReturnConditionSet,
+    SessionStarted,
+)
 
 SEED = "Did the printing press cause the Reformation, or only speed it up?"
 MARKUP = "[bold red]x[/] [link=file:///etc]y[/link]\x1b[31m\x07\x00 end"
@@ -46,8 +58,8 @@ def build_example(path: Path, *, contract: str = "pilot-01", markup: bool = True
         # session 1
         rec = _record(led, 1, "q1", "PRESERVE")
         with led.batch(1) as b:
-            b.emit("session_started", None, "system", {"focus": "q1", "config": "C+cur"})
-            b.emit("question_resurfaced", "q1", "system", {"how": "forced_focus"})
+            b.emit(SessionStarted(focus="q1", config="C+cur"))
+            b.emit(QuestionResurfaced(how="forced_focus"), node="q1")
             q2 = b.create_node(
                 "Which regions had presses before 1517?",
                 parent="q1",
@@ -66,97 +78,98 @@ def build_example(path: Path, *, contract: str = "pilot-01", markup: bool = True
                 origin="new_question",
                 actor="model",
             )
-            b.emit("fact_attached", "q1", "model", {"text": "Gutenberg's press dates to c. 1450."})
-            b.emit("fact_attached", q3, "model", {"text": "The theses reached Rome within months."})
             b.emit(
-                "return_condition_set",
-                "q1",
-                "model",
-                {
-                    "required_facts": [
+                FactAttached(text="Gutenberg's press dates to c. 1450."), node="q1", actor="model"
+            )
+            b.emit(
+                FactAttached(text="The theses reached Rome within months."), node=q3, actor="model"
+            )
+            b.emit(
+                ReturnConditionSet(
+                    required_facts=[
                         {"id": "r1", "text": "Print runs of Reformation pamphlets 1517-1525."},
                         {"id": "r2", "text": "Reformation-era literacy by region."},
                     ],
-                    "required_actions": ["Compare regions with and without presses."],
-                    "closure_test": "Causal claim survives the regional comparison.",
-                },
+                    required_actions=["Compare regions with and without presses."],
+                    closure_test="Causal claim survives the regional comparison.",
+                ),
+                node="q1",
+                actor="model",
             )
             b.emit(
-                "dependency_checked",
-                "q1",
-                "model",
-                {
-                    "requirement": "r1",
-                    "claimed": "satisfied",
-                    "evidence_text": "Pettegree estimates hundreds of thousands of copies.",
-                    "result": "satisfied",
-                    "contract": contract,
-                },
+                DependencyChecked(
+                    requirement="r1",
+                    claimed="satisfied",
+                    evidence_text="Pettegree estimates hundreds of thousands of copies.",
+                    result="satisfied",
+                    contract=contract,
+                ),
+                node="q1",
+                actor="model",
             )
             b.emit(
-                "candidate_preserved",
-                "q1",
-                "model",
-                {"text": "The press was necessary but not sufficient.", "delta": -0.21},
+                CandidatePreserved(text="The press was necessary but not sufficient.", delta=-0.21),
+                node="q1",
+                actor="model",
             )
             b.record_session(rec)
             b.snapshot("session")
         # session 2
         rec = _record(led, 2, q2, "PRESERVE")
         with led.batch(2) as b:
-            b.emit("session_started", None, "system", {"focus": q2, "config": "C+cur"})
-            b.emit("question_resurfaced", q2, "system", {"how": "forced_focus"})
-            b.emit("question_resurfaced", "q1", "model", {"how": "voluntary"})
+            b.emit(SessionStarted(focus=q2, config="C+cur"))
+            b.emit(QuestionResurfaced(how="forced_focus"), node=q2)
+            b.emit(QuestionResurfaced(how="voluntary"), node="q1", actor="model")
             q5 = b.create_node(
                 "Were presses concentrated in imperial cities?",
                 parent=q2,
                 origin="open_layer",
                 actor="model",
             )
-            b.emit("fact_attached", q2, "model", {"text": "Over 200 towns had presses by 1500."})
+            b.emit(FactAttached(text="Over 200 towns had presses by 1500."), node=q2, actor="model")
             b.emit(
-                "fact_attached", q5, "model", {"text": "Augsburg and Nuremberg were major centres."}
+                FactAttached(text="Augsburg and Nuremberg were major centres."),
+                node=q5,
+                actor="model",
             )
             b.emit(
-                "dependency_checked",
-                "q1",
-                "model",
-                {
-                    "requirement": "r2",
-                    "claimed": "not_satisfied",
-                    "evidence_text": "No regional literacy data on file.",
-                    "result": "not_satisfied",
-                    "contract": contract,
-                },
+                DependencyChecked(
+                    requirement="r2",
+                    claimed="not_satisfied",
+                    evidence_text="No regional literacy data on file.",
+                    result="not_satisfied",
+                    contract=contract,
+                ),
+                node="q1",
+                actor="model",
             )
             b.emit(
-                "downgrade_proposed",
-                "q1",
-                "model",
-                {
-                    "id": "d1",
-                    "requirement": "r2",
-                    "action": "waive",
-                    "grounds": "Regional literacy data for the period do not survive in usable form.",
-                    "proposed_by": "model",
-                    "session": 2,
-                },
+                DowngradeProposed(
+                    id="d1",
+                    requirement="r2",
+                    action="waive",
+                    grounds="Regional literacy data for the period do not survive in usable form.",
+                    proposed_by="model",
+                    session=2,
+                ),
+                node="q1",
+                actor="model",
             )
             b.record_session(rec)
             b.snapshot("session")
         # session 3
         rec = _record(led, 3, q3, "ANSWER")
         with led.batch(3) as b:
-            b.emit("session_started", None, "system", {"focus": q3, "config": "C+cur"})
-            b.emit("question_resurfaced", q3, "system", {"how": "forced_focus"})
-            b.emit("node_answered", q3, "model", {"answer": "Within two months.", "delta": 0.05})
-            b.emit("node_closed", q3, "model", {"reason": "answered"})
+            b.emit(SessionStarted(focus=q3, config="C+cur"))
+            b.emit(QuestionResurfaced(how="forced_focus"), node=q3)
+            b.emit(NodeAnswered(answer="Within two months.", delta=0.05), node=q3, actor="model")
+            b.emit(NodeClosed(reason="answered"), node=q3, actor="model")
             b.create_node(
                 "Who printed the 1518 editions?", parent=q3, origin="open_layer", actor="model"
             )
             b.record_session(rec)
             b.snapshot("session")
-            b.emit("decay_applied", None, "system", {"nodes": ["q4"]})
+            b.emit(DecayApplied(nodes=["q4"]))
             b.snapshot("decay")
     return path
 
@@ -184,7 +197,7 @@ def build_big(path: Path, n: int = 10_000, fanout: int = 8) -> Path:
         while made < n:
             session += 1
             with led.batch(session) as b:
-                b.emit("question_resurfaced", "q1", "system", {"how": "forced_focus"})
+                b.emit(QuestionResurfaced(how="forced_focus"), node="q1")
                 target = min(n, made + max(1, n // 4))
                 while made < target:
                     parent = f"q{(made - 1) // fanout + 1}"

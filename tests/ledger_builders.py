@@ -5,6 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from curiosity_tui.ledger.events import (
+    CandidatePreserved,
+    DependencyChecked,
+    FactAttached,
+    ReturnConditionSet,
+    SessionStarted,
+)
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import RunMeta, SessionRecord
 from curiosity_tui.ledger.render import render_session_input
@@ -19,38 +26,36 @@ def run_session(led: Ledger, t: int, *, focus: str | None = None, new: int = 1) 
     nodes = led.raw_nodes()
     rendering = render_session_input(nodes, t)
     with led.batch(t) as b:
-        b.emit("session_started", None, "system", {"focus": focus, "config": "C-cur"})
+        b.emit(SessionStarted(focus=focus, config="C-cur"))
         if focus is not None:
             resurface(b, focus, "forced_focus", "system")
-            b.emit("fact_attached", focus, "model", {"text": f"fact from session {t}"})
+            b.emit(FactAttached(text=f"fact from session {t}"), node=focus, actor="model")
             n = b.node(focus)
             if n["return_condition"] is None:
                 b.emit(
-                    "return_condition_set",
-                    focus,
-                    "model",
-                    {
-                        "required_facts": [
+                    ReturnConditionSet(
+                        required_facts=[
                             {"id": "r1", "text": "printing output by 1520", "status": "unchecked"},
                             {"id": "r2", "text": "literacy rates", "status": "unchecked"},
                         ],
-                        "required_actions": ["compare regions"],
-                        "closure_test": "a regional comparison exists",
-                    },
+                        required_actions=["compare regions"],
+                        closure_test="a regional comparison exists",
+                    ),
+                    node=focus,
+                    actor="model",
                 )
             else:
                 b.emit(
-                    "dependency_checked",
-                    focus,
-                    "model",
-                    {
-                        "requirement": "r1",
-                        "claimed": "not_satisfied",
-                        "evidence_text": f"EVIDENCE-TEXT-{t}",
-                        "result": "not_satisfied",
-                    },
+                    DependencyChecked(
+                        requirement="r1",
+                        claimed="not_satisfied",
+                        evidence_text=f"EVIDENCE-TEXT-{t}",
+                        result="not_satisfied",
+                    ),
+                    node=focus,
+                    actor="model",
                 )
-            b.emit("candidate_preserved", focus, "model", {"text": f"CANDIDATE-{t}", "delta": 0.1})
+            b.emit(CandidatePreserved(text=f"CANDIDATE-{t}", delta=0.1), node=focus, actor="model")
         for i in range(new):
             b.create_node(f"question {t}.{i}", parent=focus, origin="new_question", actor="model")
         b.snapshot("session")

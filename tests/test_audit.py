@@ -21,6 +21,16 @@ from curiosity_tui.contract.rules import PILOT_01, PILOT_02
 from curiosity_tui.contract.sources import add_source
 from curiosity_tui.contract.transitions import attempt_closure, record_check
 from curiosity_tui.ledger import Ledger, RunMeta, SessionRecord, iter_ledgers, verify
+from curiosity_tui.ledger.events import (
+    DependencyChecked,
+    DowngradeDecided,
+    DowngradeProposed,
+    EvidenceAdded,
+    FactAttached,
+    ReturnConditionRevised,
+    ReturnConditionSet,
+    StatusChanged,
+)
 from curiosity_tui.ledger.models import ContractName
 
 REPO = Path(__file__).resolve().parents[1]
@@ -42,17 +52,18 @@ def _ledger(path: Path, contract: str) -> Ledger:
     )
     with led.batch(1, marker="batch_committed", label="setup") as b:
         b.emit(
-            "return_condition_set",
-            "q1",
-            "model",
-            {
-                "required_facts": [
+            ReturnConditionSet(
+                required_facts=[
                     {"id": "r1", "text": R1, "status": "unchecked", "checked": None},
                     {"id": "r2", "text": R2, "status": "unchecked", "checked": None},
                 ]
-            },
+            ),
+            node="q1",
+            actor="model",
         )
-        b.emit("fact_attached", "q1", "model", {"text": "Nuremberg printed 40-50% of pamphlets."})
+        b.emit(
+            FactAttached(text="Nuremberg printed 40-50% of pamphlets."), node="q1", actor="model"
+        )
     return led
 
 
@@ -82,10 +93,9 @@ def _retire(led: Ledger, session: int, retired: list[str], keep: list[dict[str, 
     with led.batch(session, marker="batch_committed", label="rev") as b:
         new = {"id": "r9", "text": "A new requirement.", "status": "unchecked", "checked": None}
         return b.emit(
-            "return_condition_revised",
-            "q1",
-            "model",
-            {"required_facts": [*keep, new], "retired": retired, "added": ["r9"]},
+            ReturnConditionRevised(required_facts=[*keep, new], retired=retired, added=["r9"]),
+            node="q1",
+            actor="model",
         )["seq"]
 
 
@@ -131,23 +141,21 @@ def test_retirement_after_a_recheck_or_an_approved_waive_is_not_reported(tmp_pat
         # the events are written directly: the audit reads whatever the journal holds)
         with led.batch(3, marker="batch_committed", label="waive") as b:
             b.emit(
-                "downgrade_proposed",
-                "q1",
-                "model",
-                {
-                    "id": "d1",
-                    "requirement": "r1",
-                    "action": "waive",
-                    "grounds": "Cannot be had.",
-                    "proposed_by": "model",
-                    "session": 3,
-                },
+                DowngradeProposed(
+                    id="d1",
+                    requirement="r1",
+                    action="waive",
+                    grounds="Cannot be had.",
+                    proposed_by="model",
+                    session=3,
+                ),
+                node="q1",
+                actor="model",
             )
             b.emit(
-                "downgrade_decided",
-                "q1",
-                "human:ana",
-                {"proposal": "d1", "decision": "approve", "grounds": "Agreed, not needed."},
+                DowngradeDecided(proposal="d1", decision="approve", grounds="Agreed, not needed."),
+                node="q1",
+                actor="human:ana",
             )
         _retire(led, 3, ["r1"], [led.raw_nodes()["q1"]["return_condition"]["required_facts"][1]])
         report = audit(led)
@@ -223,31 +231,25 @@ def test_audit_reads_the_journal_not_the_contract_name(tmp_path: Path) -> None:
     with _ledger(tmp_path / "l", "pilot-02") as led:
         with led.batch(2, marker="batch_committed", label="raw") as b:
             s_check = b.emit(
-                "dependency_checked",
-                "q1",
-                "model",
-                {
-                    "requirement": "r1",
-                    "claimed": "satisfied",
-                    "evidence_text": "trust me",
-                    "result": "satisfied",
-                },
+                DependencyChecked(
+                    requirement="r1",
+                    claimed="satisfied",
+                    evidence_text="trust me",
+                    result="satisfied",
+                ),
+                node="q1",
+                actor="model",
             )["seq"]
             b.emit(
-                "evidence_added",
-                "q1",
-                "model",
-                {
-                    "id": "e1",
-                    "requirement": "r2",
-                    "session": 2,
-                    "passage": "other",
-                    "status": "proposed",
-                },
+                EvidenceAdded(
+                    id="e1", requirement="r2", session=2, passage="other", status="proposed"
+                ),
+                node="q1",
+                actor="model",
             )
         with led.batch(3, marker="batch_committed", label="raw") as b:
             s_close = b.emit(
-                "status_changed", "q1", "human:ana", {"to": "closed", "reason": "done"}
+                StatusChanged(to="closed", reason="done"), node="q1", actor="human:ana"
             )["seq"]
         report = audit(led)
     assert _rows(report.findings) == [

@@ -18,6 +18,7 @@ from curiosity_tui.contract.rules import PILOT_01, PILOT_02, Contract, get_contr
 from curiosity_tui.contract.transitions import attempt_closure, record_check
 from curiosity_tui.errors import InputError, TransitionError
 from curiosity_tui.ledger import Ledger, RunMeta, verify
+from curiosity_tui.ledger.events import ReturnConditionSet
 from curiosity_tui.ledger.models import ContractName
 from curiosity_tui.protocol.client import ModelClient
 from curiosity_tui.protocol.demo import DemoResponder
@@ -38,17 +39,16 @@ def make_ledger(path: Path, contract: str) -> Ledger:
     )
     with led.batch(1, marker="batch_committed", label="setup") as b:
         b.emit(
-            "return_condition_set",
-            "q1",
-            "model",
-            {
-                "required_facts": [
+            ReturnConditionSet(
+                required_facts=[
                     {"id": "r1", "text": R1, "status": "unchecked", "checked": None},
                     {"id": "r2", "text": R2, "status": "unchecked", "checked": None},
                 ],
-                "required_actions": [],
-                "closure_test": "the share is established",
-            },
+                required_actions=[],
+                closure_test="the share is established",
+            ),
+            node="q1",
+            actor="model",
         )
     return led
 

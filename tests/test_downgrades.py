@@ -14,6 +14,13 @@ from curiosity_tui.cli import main as cli
 from curiosity_tui.contract import downgrades as dg
 from curiosity_tui.errors import TransitionError
 from curiosity_tui.ledger import Ledger, RunMeta, verify
+from curiosity_tui.ledger.events import (
+    DependencyChecked,
+    DowngradeProposed,
+    NodeClosed,
+    ReturnConditionRevised,
+    ReturnConditionSet,
+)
 
 R1 = "Records of Catholic reformist texts being effectively suppressed."
 GROUNDS = "The control strengthens but is not strictly required."
@@ -27,11 +34,8 @@ def led(tmp_path: Path) -> Iterator[Ledger]:
     )
     with led.batch(1, marker="batch_committed", label="setup") as b:
         b.emit(
-            "return_condition_set",
-            "q1",
-            "model",
-            {
-                "required_facts": [
+            ReturnConditionSet(
+                required_facts=[
                     {"id": "r1", "text": R1, "status": "unchecked", "checked": None},
                     {
                         "id": "r2",
@@ -40,7 +44,9 @@ def led(tmp_path: Path) -> Iterator[Ledger]:
                         "checked": 1,
                     },
                 ]
-            },
+            ),
+            node="q1",
+            actor="model",
         )
     yield led
     led.close()
@@ -173,15 +179,14 @@ def test_rejected_proposal_changes_nothing(led: Ledger) -> None:
 def test_weaken_replaces_the_text_and_resets_to_unchecked(led: Ledger) -> None:
     with led.batch(2, marker="batch_committed", label="check") as b:
         b.emit(
-            "dependency_checked",
-            "q1",
-            "model",
-            {
-                "requirement": "r1",
-                "claimed": "not_satisfied",
-                "evidence_text": "none",
-                "result": "not_satisfied",
-            },
+            DependencyChecked(
+                requirement="r1",
+                claimed="not_satisfied",
+                evidence_text="none",
+                result="not_satisfied",
+            ),
+            node="q1",
+            actor="model",
         )
     assert (_r(led)["status"], _r(led)["checked"]) == ("not_satisfied", 2)
     pid = _propose(
@@ -218,15 +223,11 @@ def test_approving_a_waive_of_a_retired_or_met_requirement_is_refused(led: Ledge
     # r1 gets verified-satisfied meanwhile (by the fold, as a verified check would)
     with led.batch(2, marker="batch_committed", label="check") as b:
         b.emit(
-            "dependency_checked",
-            "q1",
-            "model",
-            {
-                "requirement": "r1",
-                "claimed": "satisfied",
-                "evidence_text": "x",
-                "result": "satisfied",
-            },
+            DependencyChecked(
+                requirement="r1", claimed="satisfied", evidence_text="x", result="satisfied"
+            ),
+            node="q1",
+            actor="model",
         )
     with pytest.raises(TransitionError, match="already satisfied; it can only be rejected"):
         dg.decide(led, pid, "approve", grounds=DECISION, actor="human:ana")
@@ -235,16 +236,15 @@ def test_approving_a_waive_of_a_retired_or_met_requirement_is_refused(led: Ledge
     # the revision retires r1: approving now names the retirement
     with led.batch(2, marker="batch_committed", label="rev") as b:
         b.emit(
-            "return_condition_revised",
-            "q1",
-            "model",
-            {
-                "required_facts": [
+            ReturnConditionRevised(
+                required_facts=[
                     {"id": "r3", "text": "New.", "status": "unchecked", "checked": None}
                 ],
-                "retired": ["r1", "r2"],
-                "added": ["r3"],
-            },
+                retired=["r1", "r2"],
+                added=["r3"],
+            ),
+            node="q1",
+            actor="model",
         )
     with pytest.raises(TransitionError, match="retired at a revision"):
         dg.decide(led, pid2, "approve", grounds=DECISION, actor="human:ana")
@@ -361,7 +361,7 @@ def test_a_second_identical_pending_proposal_is_refused(led: Ledger) -> None:
 
 def test_no_proposal_on_a_closed_node(led: Ledger) -> None:
     with led.batch(2, marker="batch_committed", label="close") as b:
-        b.emit("node_closed", "q1", "model", {"reason": "ANSWER", "unmet": ["r1"]})
+        b.emit(NodeClosed(reason="ANSWER", unmet=["r1"]), node="q1", actor="model")
     with pytest.raises(TransitionError, match="q1 is closed"):
         _propose(led)
 
@@ -375,28 +375,26 @@ def test_pilot01_run_has_no_downgrade_route(tmp_path: Path) -> None:
     with Ledger.create(path, meta) as led:
         with led.batch(1, marker="batch_committed", label="setup") as b:
             b.emit(
-                "return_condition_set",
-                "q1",
-                "model",
-                {
-                    "required_facts": [
+                ReturnConditionSet(
+                    required_facts=[
                         {"id": "r1", "text": R1, "status": "unchecked", "checked": None}
                     ]
-                },
+                ),
+                node="q1",
+                actor="model",
             )
             # a proposal already in the journal (e.g. written by an older version)
             b.emit(
-                "downgrade_proposed",
-                "q1",
-                "model",
-                {
-                    "id": "d1",
-                    "requirement": "r1",
-                    "action": "waive",
-                    "grounds": GROUNDS,
-                    "proposed_by": "model",
-                    "session": 1,
-                },
+                DowngradeProposed(
+                    id="d1",
+                    requirement="r1",
+                    action="waive",
+                    grounds=GROUNDS,
+                    proposed_by="model",
+                    session=1,
+                ),
+                node="q1",
+                actor="model",
             )
         before = led.last_seq
         with pytest.raises(TransitionError, match="pilot-01, which has no downgrade route"):

@@ -22,6 +22,7 @@ from curiosity_tui.contract.rules import PILOT_01, PILOT_02
 from curiosity_tui.contract.sources import add_source
 from curiosity_tui.contract.transitions import record_check
 from curiosity_tui.ledger import Ledger, RunMeta, verify
+from curiosity_tui.ledger.events import ReturnConditionSet
 from curiosity_tui.ledger.models import ContractName
 from curiosity_tui.protocol.client import ModelClient
 from curiosity_tui.protocol.demo import DemoResponder
@@ -56,11 +57,8 @@ def _ledger(tmp_path: Path, contract: str = "pilot-02") -> tuple[Ledger, str]:
     sid = add_source(led, src, title="Printing in the Empire").source_id
     with led.batch(1, marker="batch_committed", label="setup") as b:
         b.emit(
-            "return_condition_set",
-            "q1",
-            "model",
-            {
-                "required_facts": [
+            ReturnConditionSet(
+                required_facts=[
                     {
                         "id": "r1",
                         "text": "Share of pamphlets by city, 1517-1520.",
@@ -68,7 +66,9 @@ def _ledger(tmp_path: Path, contract: str = "pilot-02") -> tuple[Ledger, str]:
                         "checked": None,
                     }
                 ]
-            },
+            ),
+            node="q1",
+            actor="model",
         )
     return led, sid
 

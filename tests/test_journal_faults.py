@@ -14,6 +14,7 @@ from ledger_builders import build
 
 from curiosity_tui.errors import CorruptLedgerError
 from curiosity_tui.ledger import journal as jr
+from curiosity_tui.ledger.events import FactAttached
 from curiosity_tui.ledger.ledger import Ledger, verify
 
 Damage = Callable[[list[bytes]], list[bytes]]
@@ -210,11 +211,11 @@ def test_failed_write_leaves_no_prefix(
 
     monkeypatch.setattr(jr.os, "write", flaky)
     with pytest.raises(OSError), led.batch(2) as b:
-        b.emit("fact_attached", "q1", "model", {"text": "lost"})
+        b.emit(FactAttached(text="lost"), node="q1", actor="model")
     monkeypatch.setattr(jr.os, "write", real_write)
     assert jpath.read_bytes() == good
     with led.batch(2) as b:
-        b.emit("fact_attached", "q1", "model", {"text": "kept"})
+        b.emit(FactAttached(text="kept"), node="q1", actor="model")
     led.close()
     assert verify(tmp_path / "l").ok
     assert Ledger.open(tmp_path / "l").node("q1").facts[-1].text == "kept"

@@ -11,6 +11,7 @@ from ledger_builders import build, run_session
 
 from curiosity_tui.errors import LedgerError, TransitionError
 from curiosity_tui.ledger import journal as jr
+from curiosity_tui.ledger.events import FactAttached, event_of
 from curiosity_tui.ledger.ledger import Ledger, node_hash, replay, state_hash
 from curiosity_tui.ledger.models import RunMeta
 
@@ -95,7 +96,7 @@ def test_markup_and_control_characters_stored_verbatim(tmp_path: Path, clock: An
     led = Ledger.create(tmp_path / "l", RunMeta(name="l", seed=nasty, config="C-cur"), clock=clock)
     with led.batch(1) as b:
         q = b.create_node(nasty + " child", parent="q1", origin="new_question", actor="model")
-        b.emit("fact_attached", q, "model", {"text": "[red]fact[/red]\r\n\x1b"})
+        b.emit(FactAttached(text="[red]fact[/red]\r\n\x1b"), node=q, actor="model")
         b.snapshot("session")
     led.close()
     led = Ledger.open(tmp_path / "l")
@@ -116,7 +117,7 @@ def test_batch_is_all_or_nothing(tmp_path: Path, clock: Any) -> None:
     nodes = canon(led.raw_nodes())
     with pytest.raises(RuntimeError), led.batch(2) as b:
         b.create_node("never", parent=None, origin="new_question", actor="model")
-        b.emit("fact_attached", "q1", "model", {"text": "never"})
+        b.emit(FactAttached(text="never"), node="q1", actor="model")
         raise RuntimeError("the session failed")
     assert (tmp_path / "l" / "journal.jsonl").read_bytes() == journal
     assert canon(led.raw_nodes()) == nodes
@@ -137,7 +138,7 @@ def test_emit_rejects_bad_input_without_changing_anything(tmp_path: Path, clock:
             ("session_committed", None, "system", {}),
         ]:
             with pytest.raises(TransitionError):
-                b.emit(kind, node, actor, data)
+                b.emit(event_of(kind, data), node=node, actor=actor)
         assert b.events == []
         assert b.node("q1")["status"] == "open"  # the failed decay changed nothing
     with pytest.raises(LedgerError, match="read-only"):

@@ -150,7 +150,7 @@ def test_deliverable_receives_rendering_and_selected_candidate_in_full(
         for r in led.session_records():
             deliverable_input = r.inputs["deliverable"]
             assert r.rendering in deliverable_input
-            selected = r.tension["candidates"][r.medoid]  # type: ignore[attr-defined]
+            selected = r.tension.candidates[r.medoid]
             assert selected in deliverable_input  # also when withheld (PRESERVE)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from curiosity_tui.errors import TransitionError
+from curiosity_tui.ledger.events import NodeClosed
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import RunMeta
 from curiosity_tui.ledger.queue import (
@@ -171,6 +172,6 @@ def test_dormancy_and_revival_through_the_ledger(tmp_path: Path, clock: Any) -> 
 def test_resurface_refuses_closed_nodes(tmp_path: Path, clock: Any) -> None:
     led = _ledger(tmp_path, clock)
     with led.batch(1) as b:
-        b.emit("node_closed", "q1", "model", {"reason": "answered"})
+        b.emit(NodeClosed(reason="answered"), node="q1", actor="model")
         with pytest.raises(TransitionError, match="closed"):
             resurface(b, "q1", "voluntary", "model")

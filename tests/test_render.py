@@ -10,6 +10,16 @@ from typing import Any
 
 import pytest
 
+from curiosity_tui.ledger.events import (
+    CandidatePreserved,
+    CuratorPrioritySet,
+    DependencyChecked,
+    DowngradeDecided,
+    DowngradeProposed,
+    FactAttached,
+    ReturnConditionSet,
+    StatusChanged,
+)
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import RunMeta, SessionRecord
 from curiosity_tui.ledger.render import (
@@ -44,19 +54,20 @@ def build_golden_ledger(path: Path, clock: Any) -> Ledger:
     with led.batch(1) as b:
         resurface(b, "q1", "forced_focus", "system")
         for i in range(1, 8):
-            b.emit("fact_attached", "q1", "model", {"text": f"Fact {i} about presses"})
+            b.emit(FactAttached(text=f"Fact {i} about presses"), node="q1", actor="model")
         b.emit(
-            "return_condition_set",
-            "q1",
-            "model",
-            _rc(
-                [
-                    {"id": "r1", "text": "Press output by 1520", "status": "unchecked"},
-                    {"id": "r2", "text": "Urban literacy rates", "status": "unchecked"},
-                    {"id": "r3", "text": "Pamphlet survival rates", "status": "unchecked"},
-                    {"id": "r4", "text": "Censorship records", "status": "unchecked"},
-                ]
+            ReturnConditionSet.model_validate(
+                _rc(
+                    [
+                        {"id": "r1", "text": "Press output by 1520", "status": "unchecked"},
+                        {"id": "r2", "text": "Urban literacy rates", "status": "unchecked"},
+                        {"id": "r3", "text": "Pamphlet survival rates", "status": "unchecked"},
+                        {"id": "r4", "text": "Censorship records", "status": "unchecked"},
+                    ]
+                )
             ),
+            node="q1",
+            actor="model",
         )
         b.create_node(
             "How many presses were there in 1500?",
@@ -72,61 +83,56 @@ def build_golden_ledger(path: Path, clock: Any) -> Ledger:
     with led.batch(2) as b:
         resurface(b, "q1", "forced_focus", "system")
         b.emit(
-            "dependency_checked",
-            "q1",
-            "model",
-            {
-                "requirement": "r1",
-                "claimed": "satisfied",
-                "evidence_text": "SECRET-EVIDENCE: Eisenstein 1979 p. 303",
-                "result": "satisfied",
-            },
+            DependencyChecked(
+                requirement="r1",
+                claimed="satisfied",
+                evidence_text="SECRET-EVIDENCE: Eisenstein 1979 p. 303",
+                result="satisfied",
+            ),
+            node="q1",
+            actor="model",
         )
         b.emit(
-            "dependency_checked",
-            "q1",
-            "model",
-            {
-                "requirement": "r2",
-                "claimed": "not_satisfied",
-                "evidence_text": "SECRET-EVIDENCE-2",
-                "result": "not_satisfied",
-            },
+            DependencyChecked(
+                requirement="r2",
+                claimed="not_satisfied",
+                evidence_text="SECRET-EVIDENCE-2",
+                result="not_satisfied",
+            ),
+            node="q1",
+            actor="model",
         )
-        b.emit("candidate_preserved", "q1", "model", {"text": "SECRET-CANDIDATE one", "delta": 0.3})
+        b.emit(CandidatePreserved(text="SECRET-CANDIDATE one", delta=0.3), node="q1", actor="model")
         b.emit(
-            "fact_attached",
-            "q3",
-            "model",
-            {"text": "Luther's [link=https://x.org]tracts[/link] sold"},
+            FactAttached(text="Luther's [link=https://x.org]tracts[/link] sold"),
+            node="q3",
+            actor="model",
         )
         b.snapshot("session")
         b.record_session(SessionRecord(session=2))
     with led.batch(3) as b:
         resurface(b, "q3", "voluntary", "model")
-        b.emit("candidate_preserved", "q1", "model", {"text": "SECRET-CANDIDATE two", "delta": 0.2})
+        b.emit(CandidatePreserved(text="SECRET-CANDIDATE two", delta=0.2), node="q1", actor="model")
         b.emit(
-            "downgrade_proposed",
-            "q1",
-            "model",
-            {
-                "id": "d1",
-                "requirement": "r4",
-                "action": "waive",
-                "grounds": "lost archives",
-                "proposed_by": "model",
-                "session": 3,
-            },
+            DowngradeProposed(
+                id="d1",
+                requirement="r4",
+                action="waive",
+                grounds="lost archives",
+                proposed_by="model",
+                session=3,
+            ),
+            node="q1",
+            actor="model",
         )
         b.emit(
-            "downgrade_decided",
-            "q1",
-            "human:ann",
-            {"proposal": "d1", "decision": "approve", "grounds": "ok"},
+            DowngradeDecided(proposal="d1", decision="approve", grounds="ok"),
+            node="q1",
+            actor="human:ann",
         )
-        b.emit("status_changed", "q2", "human:ann", {"to": "archived", "reason": "off topic"})
+        b.emit(StatusChanged(to="archived", reason="off topic"), node="q2", actor="human:ann")
         b.create_node("Multi-line\nquestion text", parent=None, origin="curator", actor="human:ann")
-        b.emit("curator_priority_set", "q4", "human:ann", {"priority": 1, "reason": "look first"})
+        b.emit(CuratorPrioritySet(priority=1, reason="look first"), node="q4", actor="human:ann")
         b.snapshot("session")
         b.record_session(SessionRecord(session=3))
     return led

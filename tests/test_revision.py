@@ -6,6 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from curiosity_tui.ledger.events import (
+    DependencyChecked,
+    ReturnConditionRevised,
+    ReturnConditionSet,
+)
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import RunMeta
 from curiosity_tui.ledger.revision import revise
@@ -67,29 +72,24 @@ def test_revision_through_the_ledger(tmp_path: Path, clock: Any) -> None:
     led = Ledger.create(tmp_path / "l", RunMeta(name="l", seed="s?", config="C-cur"), clock=clock)
     with led.batch(1) as b:
         b.emit(
-            "return_condition_set",
-            "q1",
-            "model",
-            {
-                "required_facts": [
+            ReturnConditionSet(
+                required_facts=[
                     {"id": "r1", "text": "A", "status": "unchecked"},
                     {"id": "r2", "text": "B", "status": "unchecked"},
                 ],
-                "required_actions": [],
-                "closure_test": "t",
-            },
+                required_actions=[],
+                closure_test="t",
+            ),
+            node="q1",
+            actor="model",
         )
     with led.batch(2) as b:
         b.emit(
-            "dependency_checked",
-            "q1",
-            "model",
-            {
-                "requirement": "r1",
-                "claimed": "satisfied",
-                "evidence_text": "E",
-                "result": "satisfied",
-            },
+            DependencyChecked(
+                requirement="r1", claimed="satisfied", evidence_text="E", result="satisfied"
+            ),
+            node="q1",
+            actor="model",
         )
         n = b.node("q1")
         rev = revise(
@@ -101,17 +101,16 @@ def test_revision_through_the_ledger(tmp_path: Path, clock: Any) -> None:
         )
         assert rev is not None
         b.emit(
-            "return_condition_revised",
-            "q1",
-            "model",
-            {
-                "required_facts": rev.required_facts,
-                "required_actions": rev.required_actions,
-                "closure_test": rev.closure_test,
-                "carried": rev.carried,
-                "retired": rev.retired,
-                "added": rev.added,
-            },
+            ReturnConditionRevised(
+                required_facts=rev.required_facts,
+                required_actions=rev.required_actions,
+                closure_test=rev.closure_test,
+                carried=rev.carried,
+                retired=rev.retired,
+                added=rev.added,
+            ),
+            node="q1",
+            actor="model",
         )
     rc = led.node("q1").return_condition
     assert rc is not None

@@ -164,7 +164,7 @@ def test_unknown_node_ids_are_rejected_not_applied_and_markup_stored_verbatim(
     with Ledger.open(path) as led:
         rec = led.session_record(1)
         assert rec is not None
-        rejected = rec.rejected  # type: ignore[attr-defined]
+        rejected = rec.rejected
         assert any("q999" in r for r in rejected) and any("q404" in r for r in rejected)
         assert rec.counts.voluntary_actions == 0 and rec.counts.facts == 0
         texts = [n.text for n in led.nodes()]

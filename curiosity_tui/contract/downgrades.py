@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from curiosity_tui.contract.rules import get_contract
 from curiosity_tui.errors import TransitionError
+from curiosity_tui.ledger.events import DowngradeDecided, DowngradeProposed
 from curiosity_tui.ledger.ledger import Batch, Ledger
 
 MIN_GROUNDS_WORDS = 4
@@ -111,22 +112,18 @@ def propose_in_batch(
                 f"{p['id']} already proposes to {action} {node_id}/{requirement} and awaits a decision"
             )
     pid = f"d{b.state.downgrade_counter + 1}"
-    b.emit(
-        "downgrade_proposed",
-        node_id,
-        actor,
-        {
-            "id": pid,
-            "requirement": requirement,
-            "action": action,
-            "new_text": clean_new,
-            "grounds": text,
-            "proposed_by": actor,
-            "session": b.session,
-            "status": "pending",
-            "decision": None,
-        },
+    proposal = DowngradeProposed(
+        id=pid,
+        requirement=requirement,
+        action=action,
+        new_text=clean_new,
+        grounds=text,
+        proposed_by=actor,
+        session=b.session,
+        status="pending",
+        decision=None,
     )
+    b.emit(proposal, node=node_id, actor=actor)
     return pid
 
 
@@ -190,12 +187,10 @@ def decide(
                 "it can only be rejected"
             )
     with led.batch(led.last_session, marker="batch_committed", label="downgrade") as b:
-        b.emit(
-            "downgrade_decided",
-            nid,
-            actor,
-            {"proposal": proposal_id, "decision": decision, "grounds": text, "at": led.clock()},
+        decided = DowngradeDecided(
+            proposal=proposal_id, decision=decision, grounds=text, at=led.clock()
         )
+        b.emit(decided, node=nid, actor=actor)
 
 
 def list_downgrades(led: Ledger, *, pending_only: bool = False) -> list[PendingDowngrade]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.errors import InputError, TransitionError
+from curiosity_tui.ledger.events import SourceAdded
 from curiosity_tui.ledger.ledger import SOURCES_DIR, Ledger, valid_actor
 
 MAX_SOURCE_BYTES = 20 * 1024 * 1024
@@ -84,18 +85,14 @@ def add_source(
     target = led.path / rel
     atomic_write_bytes(target, blob)
     with led.batch(led.last_session, marker="batch_committed", label="sources") as b:
-        b.emit(
-            "source_added",
-            None,
-            actor,
-            {
-                "id": digest,
-                "title": name,
-                "locator": locator or str(p.resolve()),
-                "size": len(blob),
-                "added_by": actor,
-                "added_at": led.clock(),
-                "path": rel,
-            },
+        added = SourceAdded(
+            id=digest,
+            title=name,
+            locator=locator or str(p.resolve()),
+            size=len(blob),
+            added_by=actor,
+            added_at=led.clock(),
+            path=rel,
         )
+        b.emit(added, actor=actor)
     return AddResult(digest, name, added=True)

@@ -10,13 +10,19 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
 
+from pydantic import BaseModel
+
 from curiosity_tui.errors import CorruptLedgerError, LedgerError, TransitionError
 from curiosity_tui.ledger import journal as jr
 from curiosity_tui.ledger.events import (
     COMMIT_MARKERS,
     EVENT_KINDS,
     FoldState,
+    NodeCreated,
+    SessionRecorded,
+    SnapshotWritten,
     fold_event,
+    kind_of,
     validate_data,
 )
 from curiosity_tui.ledger.hashing import HashIndex, snapshot_delta
@@ -111,12 +117,13 @@ class Batch:
 
     # -- writing ---------------------------------------------------------------
     def emit(
-        self, kind: str, node: str | None, actor: str, data: dict[str, Any] | None = None
+        self, event: BaseModel, *, node: str | None = None, actor: str = "system"
     ) -> dict[str, Any]:
+        """Append a typed event (a data model of ``events.py``; its class names the kind) about
+        ``node`` by ``actor``, fold it into the working state and return the journal body."""
         if self.closed:
             raise LedgerError("batch already committed or aborted")
-        if kind not in EVENT_KINDS:
-            raise TransitionError(f"unknown event kind {kind!r}")
+        kind = kind_of(event)
         if kind in COMMIT_MARKERS:
             raise TransitionError("commit markers are written by commit()")
         if not valid_actor(actor):
@@ -128,8 +135,8 @@ class Batch:
             raise TransitionError(f"{kind} needs a node")
         if node is not None and kind != "node_created" and node not in self.state.nodes:
             raise TransitionError(f"{kind}: unknown node {node!r}")
-        try:
-            clean = validate_data(kind, data or {})
+        try:  # re-validated: a model changed after construction must not reach the journal
+            clean = validate_data(kind, event.model_dump(mode="json"), dump=False)
         except CorruptLedgerError as err:
             raise TransitionError(str(err)) from None
         body = {
@@ -168,18 +175,15 @@ class Batch:
 
     def create_node(self, text: str, *, parent: str | None, origin: str, actor: str) -> str:
         nid = f"q{self.state.node_counter + 1}"
-        self.emit("node_created", nid, actor, {"text": text, "parent": parent, "origin": origin})
+        data = {"text": text, "parent": parent, "origin": origin}  # origin: checked by the model
+        self.emit(NodeCreated.model_validate(data), node=nid, actor=actor)
         return nid
 
     def snapshot(self, stage: str) -> dict[str, Any]:
         changed = snapshot_delta(self.state.nodes, self._dirty_since_snapshot, self._hashes)
         digest = self._hashes.digest()
-        ev = self.emit(
-            "snapshot_written",
-            None,
-            "system",
-            {"stage": stage, "state_hash": digest, "node_count": len(self.state.nodes)},
-        )
+        data = {"stage": stage, "state_hash": digest, "node_count": len(self.state.nodes)}
+        ev = self.emit(SnapshotWritten.model_validate(data))  # stage: checked by the model
         self.snapshots.append(
             {
                 "session": self.session,
@@ -195,7 +199,7 @@ class Batch:
 
     def record_session(self, record: SessionRecord | dict[str, Any]) -> None:
         data = record.model_dump(mode="json") if isinstance(record, SessionRecord) else dict(record)
-        self.emit("session_recorded", None, "system", data)
+        self.emit(SessionRecorded.model_validate(data))
 
     def commit(self) -> None:
         if self.closed:

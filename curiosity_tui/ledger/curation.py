@@ -8,6 +8,7 @@ Actors: ``model-curator`` or ``human:<name>``.
 from __future__ import annotations
 
 from curiosity_tui.errors import TransitionError
+from curiosity_tui.ledger.events import CuratorPrioritySet, NodesMerged, StatusChanged
 from curiosity_tui.ledger.ledger import Ledger
 
 CURATOR_ACTORS = ("model-curator",)
@@ -39,13 +40,9 @@ def set_priority(led: Ledger, node_id: str, priority: int | None, reason: str, a
         raise TransitionError(f"{node_id} is {n['status']}; revive it before prioritising")
     with led.batch(led.last_session, marker="batch_committed", label="curator") as b:
         if n["status"] == "dormant":
-            b.emit(
-                "status_changed",
-                node_id,
-                actor,
-                {"to": "open", "reason": f"revived to prioritise: {reason}"},
-            )
-        b.emit("curator_priority_set", node_id, actor, {"priority": priority, "reason": reason})
+            revived = StatusChanged(to="open", reason=f"revived to prioritise: {reason}")
+            b.emit(revived, node=node_id, actor=actor)
+        b.emit(CuratorPrioritySet(priority=priority, reason=reason), node=node_id, actor=actor)
 
 
 def merge(led: Ledger, node_id: str, into: str, reason: str, actor: str) -> None:
@@ -59,7 +56,7 @@ def merge(led: Ledger, node_id: str, into: str, reason: str, actor: str) -> None
     if target["status"] in ("merged", "archived"):
         raise TransitionError(f"merge target {into} is {target['status']}")
     with led.batch(led.last_session, marker="batch_committed", label="curator") as b:
-        b.emit("nodes_merged", node_id, actor, {"into": into, "reason": reason})
+        b.emit(NodesMerged(into=into, reason=reason), node=node_id, actor=actor)
 
 
 def archive(led: Ledger, node_id: str, reason: str, actor: str) -> None:
@@ -68,7 +65,7 @@ def archive(led: Ledger, node_id: str, reason: str, actor: str) -> None:
     if n["status"] in ("archived", "merged"):
         raise TransitionError(f"{node_id} is already {n['status']}")
     with led.batch(led.last_session, marker="batch_committed", label="curator") as b:
-        b.emit("status_changed", node_id, actor, {"to": "archived", "reason": reason})
+        b.emit(StatusChanged(to="archived", reason=reason), node=node_id, actor=actor)
 
 
 def revive(led: Ledger, node_id: str, reason: str, actor: str) -> None:
@@ -80,7 +77,7 @@ def revive(led: Ledger, node_id: str, reason: str, actor: str) -> None:
             f"{node_id} is {n['status']}; only dormant or archived nodes can be revived"
         )
     with led.batch(led.last_session, marker="batch_committed", label="curator") as b:
-        b.emit("status_changed", node_id, actor, {"to": "open", "reason": reason})
+        b.emit(StatusChanged(to="open", reason=reason), node=node_id, actor=actor)
 
 
 def finish_curation(led: Ledger) -> None:

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from curiosity_tui.errors import CorruptLedgerError
+from curiosity_tui.errors import CorruptLedgerError, TransitionError
 from curiosity_tui.ledger.models import (
     Downgrade,
     EvidenceRecord,
@@ -190,7 +190,11 @@ class FoldState:
         return self.nodes[node_id]
 
 
-Folder = Callable[[FoldState, int, int, str | None, str, dict[str, Any]], None]
+Data = dict[str, Any]
+"""An event's data as folded: the ``model_dump(mode="json")`` of its kind's data model."""
+
+Folder = Callable[[FoldState, int, int, str | None, str, Data], None]
+"""A fold: (state, seq, session, node, actor, data) -> None, changing ``state`` in place."""
 
 
 @dataclass(frozen=True)
@@ -205,7 +209,11 @@ class EventKind:
 EVENT_KINDS: dict[str, EventKind] = {}
 
 
-def _kind(name: str, schema: type[BaseModel], doc: str, *, needs_node: bool = True):
+def _kind(
+    name: str, schema: type[BaseModel], doc: str, *, needs_node: bool = True
+) -> Callable[[Folder], Folder]:
+    """Register kind ``name``: its data model, what it means and its fold (the one table)."""
+
     def deco(fn: Folder) -> Folder:
         EVENT_KINDS[name] = EventKind(name, schema, doc, fn, needs_node)
         return fn
@@ -213,24 +221,26 @@ def _kind(name: str, schema: type[BaseModel], doc: str, *, needs_node: bool = Tr
     return deco
 
 
-def _noop(st: FoldState, seq: int, session: int, node: str | None, actor: str, d: dict) -> None:
-    return None
-
-
 @_kind("ledger_created", LedgerCreated, "Run metadata fixed at creation.", needs_node=False)
-def _ledger_created(st, seq, session, node, actor, d):
+def _ledger_created(
+    st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data
+) -> None:
     if st.meta is not None:
         raise CorruptLedgerError(f"event seq {seq}: second ledger_created", seq=seq)
     st.meta = dict(d)
 
 
 @_kind("session_started", SessionStarted, "A session began (its focus, if any).", needs_node=False)
-def _session_started(st, seq, session, node, actor, d):
+def _session_started(
+    st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data
+) -> None:
     return None
 
 
 @_kind("node_created", NodeCreated, "A question was added (not a resurfacing).")
-def _node_created(st, seq, session, node, actor, d):
+def _node_created(
+    st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data
+) -> None:
     if node is None or node in st.nodes:
         raise CorruptLedgerError(f"event seq {seq}: node {node!r} created twice", seq=seq)
     expected = f"q{st.node_counter + 1}"
@@ -266,7 +276,9 @@ def _node_created(st, seq, session, node, actor, d):
     QuestionResurfaced,
     "A node was worked in this session (forced focus or voluntary action).",
 )
-def _resurfaced(st, seq, session, node, actor, d):
+def _resurfaced(
+    st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data
+) -> None:
     n = st.node(node, seq)
     if session not in n["resurfaced"]:
         n["resurfaced"] = sorted([*n["resurfaced"], session])
@@ -275,7 +287,7 @@ def _resurfaced(st, seq, session, node, actor, d):
 
 
 @_kind("fact_attached", FactAttached, "A factual assertion attached to a node.")
-def _fact(st, seq, session, node, actor, d):
+def _fact(st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data) -> None:
     st.node(node, seq)["facts"].append(
         {"text": d["text"], "session": session, "source": d.get("source")}
     )
@@ -294,7 +306,7 @@ def _max_req(ids: list[str]) -> int:
     ReturnConditionSet,
     "A first return condition (required facts, actions, closure test).",
 )
-def _rc_set(st, seq, session, node, actor, d):
+def _rc_set(st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data) -> None:
     n = st.node(node, seq)
     rfs = [dict(r) for r in d["required_facts"]]
     n["return_condition"] = {
@@ -312,7 +324,9 @@ def _rc_set(st, seq, session, node, actor, d):
     ReturnConditionRevised,
     "A revision under the S3 rule: unsatisfied carried, satisfied not, proposals merged.",
 )
-def _rc_revised(st, seq, session, node, actor, d):
+def _rc_revised(
+    st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data
+) -> None:
     n = st.node(node, seq)
     old = n["return_condition"]
     rfs = [dict(r) for r in d["required_facts"]]
@@ -339,7 +353,7 @@ def _requirement(n: dict, rid: str, seq: int) -> dict:
     DependencyChecked,
     "A required fact was checked; `result` is its status afterwards.",
 )
-def _checked(st, seq, session, node, actor, d):
+def _checked(st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data) -> None:
     n = st.node(node, seq)
     r = _requirement(n, d["requirement"], seq)
     r["status"] = d["result"]
@@ -359,7 +373,9 @@ def _checked(st, seq, session, node, actor, d):
 
 
 @_kind("evidence_added", EvidenceAdded, "An evidence record, always stored `proposed` first.")
-def _evidence_added(st, seq, session, node, actor, d):
+def _evidence_added(
+    st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data
+) -> None:
     n = st.node(node, seq)
     st.evidence_counter += 1
     n["evidence"].append(dict(d))
@@ -370,7 +386,9 @@ def _evidence_added(st, seq, session, node, actor, d):
     EvidenceVerified,
     "The evidence passage was found in its source: the record is `verified`.",
 )
-def _evidence_verified(st, seq, session, node, actor, d):
+def _evidence_verified(
+    st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data
+) -> None:
     n = st.node(node, seq)
     for e in n["evidence"]:
         if e["id"] == d["evidence_id"]:
@@ -386,7 +404,9 @@ def _evidence_verified(st, seq, session, node, actor, d):
     CandidatePreserved,
     "A candidate answer withheld and kept (PRESERVE, or a blocked closure).",
 )
-def _preserved(st, seq, session, node, actor, d):
+def _preserved(
+    st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data
+) -> None:
     st.node(node, seq)["preserved"].append(
         {
             "session": session,
@@ -402,7 +422,7 @@ def _preserved(st, seq, session, node, actor, d):
     NodeAnswered,
     "The session ANSWERed this node (closure follows only if the contract allows).",
 )
-def _answered(st, seq, session, node, actor, d):
+def _answered(st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data) -> None:
     st.node(node, seq)
 
 
@@ -411,7 +431,7 @@ def _answered(st, seq, session, node, actor, d):
     NodeClosed,
     "The node was closed; `unmet` lists requirements not satisfied/waived at that moment.",
 )
-def _closed(st, seq, session, node, actor, d):
+def _closed(st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data) -> None:
     st.node(node, seq)["status"] = "closed"
 
 
@@ -420,7 +440,7 @@ def _closed(st, seq, session, node, actor, d):
     ClosureBlocked,
     "pilot-02: an ANSWER could not close the node; unmet requirement ids.",
 )
-def _blocked(st, seq, session, node, actor, d):
+def _blocked(st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data) -> None:
     st.node(node, seq)
 
 
@@ -429,7 +449,7 @@ def _blocked(st, seq, session, node, actor, d):
     StatusChanged,
     "A status change not covered by a more specific kind (revive, archive, reopen).",
 )
-def _status(st, seq, session, node, actor, d):
+def _status(st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data) -> None:
     st.node(node, seq)["status"] = d["to"]
 
 
@@ -438,7 +458,7 @@ def _status(st, seq, session, node, actor, d):
     NodesMerged,
     "`node` was merged into `into`; it keeps its facts and becomes `merged`.",
 )
-def _merged(st, seq, session, node, actor, d):
+def _merged(st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data) -> None:
     n = st.node(node, seq)
     st.node(d["into"], seq)
     n["status"] = "merged"
@@ -450,7 +470,7 @@ def _merged(st, seq, session, node, actor, d):
     CuratorPrioritySet,
     "A curator set (or cleared) a node's priority; 1 ranks first.",
 )
-def _priority(st, seq, session, node, actor, d):
+def _priority(st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data) -> None:
     st.node(node, seq)["curator_priority"] = d["priority"]
 
 
@@ -459,7 +479,9 @@ def _priority(st, seq, session, node, actor, d):
     DowngradeProposed,
     "A proposal to waive or weaken one requirement, with grounds.",
 )
-def _dg_proposed(st, seq, session, node, actor, d):
+def _dg_proposed(
+    st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data
+) -> None:
     n = st.node(node, seq)
     _requirement(n, d["requirement"], seq)
     st.downgrade_counter += 1
@@ -471,7 +493,9 @@ def _dg_proposed(st, seq, session, node, actor, d):
     DowngradeDecided,
     "A human curator approved or rejected a downgrade, with grounds.",
 )
-def _dg_decided(st, seq, session, node, actor, d):
+def _dg_decided(
+    st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data
+) -> None:
     n = st.node(node, seq)
     for p in n["downgrades"]:
         if p["id"] == d["proposal"]:
@@ -505,7 +529,7 @@ def _dg_decided(st, seq, session, node, actor, d):
     "Decay after a session: these open nodes became dormant.",
     needs_node=False,
 )
-def _decay(st, seq, session, node, actor, d):
+def _decay(st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data) -> None:
     targets = [st.node(nid, seq) for nid in d["nodes"]]  # all known before any changes
     for n in targets:
         n["status"] = "dormant"
@@ -517,7 +541,7 @@ def _decay(st, seq, session, node, actor, d):
     "A snapshot of all nodes; its state hash must match the fold.",
     needs_node=False,
 )
-def _snapshot(st, seq, session, node, actor, d):
+def _snapshot(st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data) -> None:
     return None  # checked by the replayer
 
 
@@ -527,7 +551,9 @@ def _snapshot(st, seq, session, node, actor, d):
     "The session record: inputs, raw outputs, calls, usage, decisions.",
     needs_node=False,
 )
-def _session_recorded(st, seq, session, node, actor, d):
+def _session_recorded(
+    st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data
+) -> None:
     st.sessions[session] = dict(d)
     st.last_session = max(st.last_session, session)
 
@@ -538,7 +564,9 @@ def _session_recorded(st, seq, session, node, actor, d):
     "Commit marker closing a session batch.",
     needs_node=False,
 )
-def _session_committed(st, seq, session, node, actor, d):
+def _session_committed(
+    st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data
+) -> None:
     return None
 
 
@@ -548,7 +576,9 @@ def _session_committed(st, seq, session, node, actor, d):
     "A session attempt failed; none of its events were applied.",
     needs_node=False,
 )
-def _session_failed(st, seq, session, node, actor, d):
+def _session_failed(
+    st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data
+) -> None:
     st.failed.append({"session": session, "reason": d["reason"], "seq": seq})
 
 
@@ -558,7 +588,7 @@ def _session_failed(st, seq, session, node, actor, d):
     "An evidence source stored under sources/ by sha256.",
     needs_node=False,
 )
-def _source(st, seq, session, node, actor, d):
+def _source(st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data) -> None:
     st.sources[d["id"]] = dict(d)
 
 
@@ -568,11 +598,39 @@ def _source(st, seq, session, node, actor, d):
     "Commit marker closing a non-session batch.",
     needs_node=False,
 )
-def _batch_committed(st, seq, session, node, actor, d):
+def _batch_committed(
+    st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data
+) -> None:
     return None
 
 
 COMMIT_MARKERS = frozenset({"session_committed", "batch_committed"})
+
+#: data model class -> kind name, derived from EVENT_KINDS (one source of truth).
+KIND_OF: dict[type[BaseModel], str] = {spec.schema: name for name, spec in EVENT_KINDS.items()}
+assert len(KIND_OF) == len(EVENT_KINDS), "each kind needs its own data model class"
+
+
+def kind_of(event: BaseModel) -> str:
+    """The kind of a typed event (its data model's class; subclasses are not kinds)."""
+    kind = KIND_OF.get(type(event))
+    if kind is None:
+        raise TransitionError(f"{type(event).__name__} is not an event data model")
+    return kind
+
+
+def event_of(kind: str, data: dict[str, Any]) -> BaseModel:
+    """Build the typed event of ``kind`` from a data dict, validating it. For callers holding
+    untyped data (tables in tests, tools); package code builds the model directly."""
+    spec = EVENT_KINDS.get(kind)
+    if spec is None:
+        raise TransitionError(f"unknown event kind {kind!r}")
+    try:
+        return spec.schema.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        raise TransitionError(f"{kind} data invalid at {loc!r}: {first['msg']}") from None
 
 
 def validate_data(

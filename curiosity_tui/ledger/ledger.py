@@ -5,7 +5,7 @@ Use::
     with Ledger.create(path, RunMeta(name="r1", seed="Did the printing press ...")) as led:
         with led.batch(session=1) as b:          # one unit: all or nothing
             q = b.create_node("...", parent=None, origin="seed", actor="system")
-            b.emit("question_resurfaced", q, "system", {"how": "forced_focus"})
+            b.emit(QuestionResurfaced(how="forced_focus"), node=q)
             b.snapshot("session")
         # leaving the block appends the batch with one write + fsync, then updates ledger.json
 
@@ -23,7 +23,7 @@ from curiosity_tui.clock import utc_now_micro
 from curiosity_tui.errors import CorruptLedgerError, LedgerError, NotALedgerError, TransitionError
 from curiosity_tui.ledger import journal as jr
 from curiosity_tui.ledger.batch import Batch, valid_actor
-from curiosity_tui.ledger.events import FoldState, fold_event
+from curiosity_tui.ledger.events import FoldState, LedgerCreated, fold_event
 from curiosity_tui.ledger.hashing import HashIndex, node_hash, state_hash
 from curiosity_tui.ledger.journal import JOURNAL_FILE
 from curiosity_tui.ledger.models import Event, Node, RunMeta, SessionRecord, Source
@@ -94,7 +94,7 @@ class Ledger:
         if not meta.created_at:
             meta = meta.model_copy(update={"created_at": led.clock()})
         with led.batch(session=0, marker="batch_committed", label="create") as b:
-            b.emit("ledger_created", None, actor, meta.model_dump(mode="json"))
+            b.emit(LedgerCreated.model_validate(meta.model_dump(mode="json")), actor=actor)
             if meta.config not in ("A", "B"):
                 b.create_node(meta.seed, parent=None, origin="seed", actor=actor)
         return led

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
 
 NodeStatus = Literal["open", "dormant", "closed", "archived", "merged"]
 RequirementStatus = Literal["unchecked", "satisfied", "not_satisfied", "waived"]
@@ -169,10 +176,14 @@ class Event(BaseModel):
     hash: str
 
 
-class CallRecord(BaseModel):
-    """One model call as recorded in a session record (mirrors protocol.client.CallRecord)."""
+class CallRecord(_Record):
+    """One model call (one logical attempt; HTTP retries are counted inside it), from the
+    client (``ModelClient.calls``) to the session record in the journal: one class throughout.
 
-    model_config = ConfigDict(extra="allow")
+    The defaults let the runner record a call-less note (``curator-note``) and keep old
+    journals readable; the client always fills ``model``, ``session``, ``internal`` and
+    ``request_text``.
+    """
 
     kind: str
     model: str = ""
@@ -184,13 +195,25 @@ class CallRecord(BaseModel):
     latency_s: float = 0.0
     retries: int = 0
     error: str | None = None
-    request_text: str = ""
-    response_text: str = ""
-    response_format: str | None = (
-        None  # 'json_schema', 'json_object', 'embeddings' or None (free text)
+    request_text: str = Field(
+        default="", description="The exact input the call received (render_messages)."
     )
-    repair: bool = False  # the repair retry of a structured call
-    refusal: bool = False  # the endpoint returned a refusal (its text is response_text)
+    response_text: str = ""
+    response_format: str | None = Field(
+        default=None,
+        description="'json_schema', 'json_object', 'embeddings', or null for free text.",
+    )
+    repair: bool = Field(
+        default=False, description="True for the repair retry of a structured call."
+    )
+    refusal: bool = Field(
+        default=False, description="The endpoint returned a refusal (its text is response_text)."
+    )
+    earlier: list[CallRecord] = Field(
+        default_factory=list,
+        exclude=True,
+        description="On a repaired structured call: the rejected attempt(s) before it (not serialised).",
+    )
 
 
 class SessionCounts(_Record):
@@ -202,10 +225,41 @@ class SessionCounts(_Record):
     forced_focus: bool = False
 
 
-class SessionRecord(BaseModel):
-    """What one session received, returned and decided. Stored whole in the journal."""
+class TensionTerms(_Record):
+    """The terms of a protocol session's tension (S5 step 2), stored with its record."""
 
-    model_config = ConfigDict(extra="allow")
+    D: float  # candidate disagreement (1 - mean pairwise cosine)
+    F_before: int
+    U_before: int
+    F_after: int
+    U_after: int
+    candidates: list[str]
+    similarities: list[list[float]]
+    embedder: str
+
+
+class SessionClosure(_Record):
+    """What an ANSWER's closure attempt did under the run's contract."""
+
+    closed: bool
+    unmet: list[str] = Field(default_factory=list)
+
+
+# Written only when set, so records without them serialise as before these were declared.
+_OMIT_WHEN_UNSET: dict[str, Any] = {
+    "rejected": [],
+    "budget_used": None,
+    "tension": None,
+    "closure": None,
+}
+
+
+class SessionRecord(_Record):
+    """What one session received, returned and decided. Stored whole in the journal.
+
+    ``rejected``, ``budget_used``, ``tension`` and ``closure`` are left out of the dump while
+    unset (see ``_OMIT_WHEN_UNSET``): the journal holds them only for sessions that have them.
+    """
 
     session: int
     status: Literal["committed", "failed"] = "committed"
@@ -228,6 +282,18 @@ class SessionRecord(BaseModel):
     error: str | None = None
     started: str = ""
     finished: str = ""
+    rejected: list[str] = Field(default_factory=list)  # model proposals the session refused
+    budget_used: int | None = None  # completion tokens spent against the session budget
+    tension: TensionTerms | None = None  # protocol sessions only
+    closure: SessionClosure | None = None  # ANSWER decisions only
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        for name, unset in _OMIT_WHEN_UNSET.items():
+            if name in out and out[name] == unset:
+                del out[name]
+        return out
 
     @field_validator("inputs", "outputs")
     @classmethod

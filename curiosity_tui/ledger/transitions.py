@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Literal
 
 from curiosity_tui.errors import TransitionError
+from curiosity_tui.ledger.events import DecayApplied, QuestionResurfaced, StatusChanged
 from curiosity_tui.ledger.ledger import Batch
 from curiosity_tui.ledger.queue import decay_candidates
 
@@ -31,8 +32,8 @@ def resurface(batch: Batch, node: str, how: ResurfaceHow, actor: str) -> bool:
         raise TransitionError(f"{node} is {n['status']} and cannot be resurfaced")
     revived = n["status"] == "dormant"
     if revived:
-        batch.emit("status_changed", node, actor, {"to": "open", "reason": REVIVED_REASON})
-    batch.emit("question_resurfaced", node, actor, {"how": how})
+        batch.emit(StatusChanged(to="open", reason=REVIVED_REASON), node=node, actor=actor)
+    batch.emit(QuestionResurfaced(how=how), node=node, actor=actor)
     return revived
 
 
@@ -42,5 +43,5 @@ def apply_decay(batch: Batch, session: int | None = None) -> list[str]:
     t = batch.session if session is None else session
     dormant = decay_candidates(batch.raw_nodes().values(), t)
     if dormant:
-        batch.emit("decay_applied", None, "system", {"nodes": dormant})
+        batch.emit(DecayApplied(nodes=dormant))
     return dormant

@@ -13,10 +13,19 @@ import random
 from pathlib import Path
 
 from curiosity_tui.ledger import Ledger, RunMeta, SessionRecord
+from curiosity_tui.ledger.events import (
+    CandidatePreserved,
+    FactAttached,
+    QuestionResurfaced,
+    ReturnConditionSet,
+    SessionStarted,
+)
+from curiosity_tui.ledger.models import RequiredFact
 from curiosity_tui.packs.build import CONFIGS, NO_STORE_CONFIGS
 
 SEED_QUESTION = "Why did the printing press accelerate the spread of the Reformation after 1517?"
 
+_EDITIONS = "A count of editions per city for 1517-1520."
 _TOPICS = [
     "the price of paper in Saxony",
     "pamphlet length and vernacular German",
@@ -55,7 +64,7 @@ def _essay(rng: random.Random, sentences: int) -> str:
 
 
 def _output(rng: random.Random, config: str, session: int, asked: list[str]) -> str:
-    """Delivered text in the shapes ``protocol/session.py`` writes: A an essay; B "- question"
+    """Delivered text in the shapes ``protocol/session.py`` / ``steps.py`` write: A an essay; B "- question"
     lines; B-armed "- question", "* fact", "> action note"; C an answer or a node status,
     "- living question", "* fact", "> note", and on PRESERVE "? required fact" / "= test"."""
     if config == "A":
@@ -92,39 +101,26 @@ def make_run(
         for n in range(1, sessions + 1):
             rendering = "" if config in NO_STORE_CONFIGS else led.rendering(n)
             with led.batch(n) as b:
-                b.emit("session_started", None, "system", {"config": config})
+                b.emit(SessionStarted(config=config))
                 if config not in NO_STORE_CONFIGS:
                     live = [nid for nid, nd in b.raw_nodes().items() if nd["status"] == "open"]
                     focus = rng.choice(live) if live else None
                     if focus:
-                        b.emit("question_resurfaced", focus, "model", {"how": "voluntary"})
-                        b.emit("fact_attached", focus, "model", {"text": _claim(rng)})
+                        b.emit(QuestionResurfaced(how="voluntary"), node=focus, actor="model")
+                        b.emit(FactAttached(text=_claim(rng)), node=focus, actor="model")
                     for _ in range(rng.randint(1, 2)):
                         q = f"How far did {rng.choice(_TOPICS)} shape the outcome?"
                         b.create_node(q, parent=focus, origin="new_question", actor="model")
                         asked.append(q)
                     if config.startswith("C") and focus:
-                        b.emit(
-                            "return_condition_set",
-                            focus,
-                            "model",
-                            {
-                                "required_facts": [
-                                    {
-                                        "id": "r1",
-                                        "text": "A count of editions per city for 1517-1520.",
-                                    }
-                                ],
-                                "required_actions": ["compare with Catholic output"],
-                                "closure_test": "the count explains the speed",
-                            },
+                        rc = ReturnConditionSet(
+                            required_facts=[RequiredFact(id="r1", text=_EDITIONS)],
+                            required_actions=["compare with Catholic output"],
+                            closure_test="the count explains the speed",
                         )
-                        b.emit(
-                            "candidate_preserved",
-                            focus,
-                            "model",
-                            {"text": _essay(rng, 1), "delta": -0.2},
-                        )
+                        b.emit(rc, node=focus, actor="model")
+                        kept = CandidatePreserved(text=_essay(rng, 1), delta=-0.2)
+                        b.emit(kept, node=focus, actor="model")
                 rec = SessionRecord(
                     session=n,
                     config=config,

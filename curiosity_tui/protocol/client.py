@@ -35,45 +35,15 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal, TypeVar
 
 import openai
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from curiosity_tui.errors import CuriosityError
+from curiosity_tui.ledger.models import CallRecord
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
 
 NO_KEY_PLACEHOLDER = "no-key"  # local servers (vLLM, Ollama, llama.cpp) ignore the key
-
-
-class CallRecord(BaseModel):
-    """One model call (one logical attempt; HTTP retries are counted inside it)."""
-
-    kind: str
-    model: str
-    session: int
-    internal: bool
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    finish_reason: str | None = None
-    latency_s: float = 0.0
-    retries: int = 0
-    error: str | None = None
-    request_text: str = Field(description="The exact input the call received (render_messages).")
-    response_text: str = ""
-    response_format: str | None = Field(
-        default=None, description="'json_schema', 'json_object', or null for free text."
-    )
-    repair: bool = Field(
-        default=False, description="True for the repair retry of a structured call."
-    )
-    refusal: bool = Field(
-        default=False, description="The endpoint returned a refusal (its text is response_text)."
-    )
-    earlier: list[CallRecord] = Field(
-        default_factory=list,
-        exclude=True,
-        description="On a repaired structured call: the rejected attempt(s) before it (not serialised).",
-    )
 
 
 class ModelCallError(CuriosityError):
@@ -329,23 +299,20 @@ class ModelClient:
         repair: bool = False,
         prior: Sequence[CallRecord] = (),
     ) -> tuple[str, CallRecord]:
+        # ~80 lines, kept whole on purpose: one loop holds the call's three fall-backs (HTTP
+        # retries, json_schema -> json_object, max_tokens -> max_completion_tokens) and the one
+        # record every outcome leaves; the request and reply halves are _request and _reply.
         fmt: str | None = None
         if schema is not None:
             fmt = "json_object" if self.json_schema_supported is False else "json_schema"
+        common: dict[str, Any] = dict(
+            kind=kind, model=self.model, session=session, internal=internal, repair=repair
+        )
         start = time.perf_counter()
         retries = 0
         fell_back = False
         while True:
-            sent = list(messages)
-            kwargs: dict[str, Any] = {self.token_param: max_tokens}
-            # response_format travels in extra_body: merged into the JSON body as it is, so the
-            # openai client does not walk the whole schema on every call (its typed-param
-            # transform); the wire request is identical.
-            if schema is not None and fmt == "json_schema":
-                kwargs["extra_body"] = {"response_format": schema_response_format(schema)}
-            elif schema is not None:
-                sent = [*messages, {"role": "system", "content": schema_instruction(schema)}]
-                kwargs["extra_body"] = {"response_format": {"type": "json_object"}}
+            sent, kwargs = self._request(messages, max_tokens, schema, fmt)
             oa = self._client()
 
             def make(
@@ -382,15 +349,11 @@ class ModelClient:
                     self.token_param, retries = "max_completion_tokens", retries + 1
                     continue
                 record = CallRecord(
-                    kind=kind,
-                    model=self.model,
-                    session=session,
-                    internal=internal,
+                    **common,
                     latency_s=time.perf_counter() - start,
                     retries=retries,
                     request_text=render_messages(sent),
                     response_format=fmt,
-                    repair=repair,
                 )
                 self.calls.append(record)
                 code, text = self._describe(exc)
@@ -399,6 +362,37 @@ class ModelClient:
             self.json_schema_supported = False
         elif fmt == "json_schema":
             self.json_schema_supported = True
+        record = CallRecord(
+            **common,
+            latency_s=time.perf_counter() - start,
+            retries=retries,
+            request_text=render_messages(sent),
+            response_format=fmt,
+        )
+        return self._reply(response, record)
+
+    def _request(
+        self,
+        messages: list[dict[str, str]],
+        max_tokens: int,
+        schema: type[BaseModel] | None,
+        fmt: str | None,
+    ) -> tuple[list[dict[str, str]], dict[str, Any]]:
+        """The messages to send and the request's extra arguments for response format ``fmt``."""
+        sent = list(messages)
+        kwargs: dict[str, Any] = {self.token_param: max_tokens}
+        # response_format travels in extra_body: merged into the JSON body as it is, so the
+        # openai client does not walk the whole schema on every call (its typed-param
+        # transform); the wire request is identical.
+        if schema is not None and fmt == "json_schema":
+            kwargs["extra_body"] = {"response_format": schema_response_format(schema)}
+        elif schema is not None:
+            sent = [*messages, {"role": "system", "content": schema_instruction(schema)}]
+            kwargs["extra_body"] = {"response_format": {"type": "json_object"}}
+        return sent, kwargs
+
+    def _reply(self, response: Any, record: CallRecord) -> tuple[str, CallRecord]:
+        """Complete ``record`` from a chat response (text, usage, finish reason, refusal)."""
         choice = response.choices[0] if response.choices else None
         message = choice.message if choice is not None else None
         content = (message.content if message is not None else None) or ""
@@ -406,21 +400,10 @@ class ModelClient:
         if not content and refusal:
             content = str(refusal)
         usage = response.usage
-        record = CallRecord(
-            kind=kind,
-            model=self.model,
-            session=session,
-            internal=internal,
-            prompt_tokens=(usage.prompt_tokens or 0) if usage else 0,
-            completion_tokens=(usage.completion_tokens or 0) if usage else 0,
-            finish_reason=choice.finish_reason if choice is not None else None,
-            latency_s=time.perf_counter() - start,
-            retries=retries,
-            request_text=render_messages(sent),
-            response_text=content,
-            response_format=fmt,
-            repair=repair,
-        )
+        record.prompt_tokens = (usage.prompt_tokens or 0) if usage else 0
+        record.completion_tokens = (usage.completion_tokens or 0) if usage else 0
+        record.finish_reason = choice.finish_reason if choice is not None else None
+        record.response_text = content
         if refusal and not (message is not None and message.content):
             record.refusal = True
         self.calls.append(record)

@@ -61,8 +61,6 @@ async def model_curate(
     led: Ledger, client: ModelClient, after: int, budget: int
 ) -> tuple[list[CallRecord], list[str]]:
     """The model curator between sessions: prioritise, merge, archive, each with a reason."""
-    from curiosity_tui.ledger.models import CallRecord as LedgerCall
-
     rendering = render_session_input(led.raw_nodes(), after + 1)
     try:
         reply, rec = await client.structured(
@@ -74,9 +72,7 @@ async def model_curate(
             internal=False,
         )
     except ModelCallError as err:
-        return [LedgerCall.model_validate(r.model_dump()) for r in err.records], [
-            f"curator call failed: {err.reason}"
-        ]
+        return list(err.records), [f"curator call failed: {err.reason}"]
     notes: list[str] = []
     for a in reply.actions:
         nid = a.node.strip().lower()
@@ -89,7 +85,24 @@ async def model_curate(
                 curation.archive(led, nid, a.reason, "model-curator")
         except TransitionError as err:
             notes.append(f"curator {a.action} {a.node}: {err}")
-    return [LedgerCall.model_validate(rec.model_dump())], notes
+    return [rec], notes
+
+
+async def _curate(
+    led: Ledger, client: ModelClient, after: int, budget: int, hook: CuratorHook | None
+) -> list[CallRecord]:
+    """The curator between sessions ``after`` and ``after + 1`` (model, or a human's hook), then
+    the after-curator snapshot. Returns the calls (and notes) to carry into the next record."""
+    carried: list[CallRecord] = []
+    if led.meta.curator == "model":
+        calls, notes = await model_curate(led, client, after, budget)
+        carried.extend(calls)
+        for n in notes:
+            carried.append(CallRecord(kind="curator-note", internal=False, error=n))
+    elif hook is not None:
+        await hook(led, after)
+    curation.finish_curation(led)
+    return carried
 
 
 async def run_ledger(
@@ -123,14 +136,7 @@ async def run_ledger(
                 progress(
                     Progress(led.path.name, t - 1, "curator", elapsed_s=time.perf_counter() - t0)
                 )
-            if meta.curator == "model":
-                calls, notes = await model_curate(led, client, t - 1, st.curator_budget)
-                carried.extend(calls)
-                for n in notes:
-                    carried.append(CallRecord(kind="curator-note", internal=False, error=n))
-            elif curator_hook is not None:
-                await curator_hook(led, t - 1)
-            curation.finish_curation(led)
+            carried.extend(await _curate(led, client, t - 1, st.curator_budget, curator_hook))
         if progress:
             progress(Progress(led.path.name, t, "session", elapsed_s=time.perf_counter() - t0))
         try:

@@ -1,0 +1,498 @@
+"""The protocol package (configurations C), one function per step, in the order of spec S5:
+
+1. :func:`focus_step` — forced focus (curator priority, else the queue; optionally no re-selection);
+2. :func:`candidates_step` — three candidates ∥ judge-before ∥ the checker calls, concurrently;
+   :func:`judges_step` — medoid by embedding cosine, the paired judge-after, tension and Δ;
+3. :func:`decision_step` — PRESERVE iff Δ < −ε, else ANSWER;
+4. (the open layer comes back inside the deliverable and is applied with it);
+5. :func:`checks_step` — which requirements of the focus get a checker call (pilot-02), with
+   their retrieved passages; it runs before the candidates because its calls ride in their
+   concurrent round ("calls that do not depend on each other run concurrently");
+6. :func:`deliverable_step` — the one structured final call;
+7. :func:`apply_step` — everything in one batch, then snapshot, decay, snapshot, record, commit.
+
+:func:`run_protocol` runs them. A failure in any step leaves the ledger as it was (nothing is
+written before :func:`apply_step`, which writes one batch).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from curiosity_tui.contract.downgrades import propose_in_batch
+from curiosity_tui.contract.transitions import attempt_closure, record_check
+from curiosity_tui.errors import TransitionError
+from curiosity_tui.ledger.events import CandidatePreserved
+from curiosity_tui.ledger.ledger import Batch, Ledger
+from curiosity_tui.ledger.models import RunMeta, SessionClosure, SessionCounts, TensionTerms
+from curiosity_tui.ledger.queue import select_focus
+from curiosity_tui.ledger.render import focus_facts, render_session_input
+from curiosity_tui.ledger.transitions import resurface
+from curiosity_tui.protocol import prompts
+from curiosity_tui.protocol.apply import (
+    apply_actions,
+    apply_facts,
+    apply_return_condition,
+    existing,
+    finish,
+    new_questions,
+    req_id,
+    session_batch,
+)
+from curiosity_tui.protocol.context import SessionContext, SessionFailure
+from curiosity_tui.protocol.schemas import (
+    CheckerResponse,
+    DeliverableResponse,
+    JudgeAfterResponse,
+    JudgeBeforeResponse,
+    judge_after_pairing,
+    open_layer_bounds,
+)
+from curiosity_tui.protocol.tension import Decision, decide, delta, disagreement, tension
+
+
+@dataclass(frozen=True)
+class Focus:
+    """The session's forced focus and what its calls receive about it."""
+
+    id: str
+    node: dict[str, Any]
+    question: str
+    facts: list[str]  # the last six facts of the focus
+    rendering: str  # the whole state, in queue order (the deliverable's input)
+
+
+@dataclass(frozen=True)
+class CheckPlan:
+    """The requirements of the focus that get a checker call, and their retrieved passages."""
+
+    requirements: list[dict[str, Any]]
+    passages: dict[str, list[tuple[str, str]]]
+
+
+@dataclass(frozen=True)
+class FirstRound:
+    """The concurrent round's replies."""
+
+    candidates: list[str]
+    before: JudgeBeforeResponse
+    checks: list[CheckerResponse]  # in the order of CheckPlan.requirements
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The tension evaluation of the selected (medoid) candidate."""
+
+    selected: str
+    delta: float
+
+
+async def run_protocol(
+    ctx: SessionContext, meta: RunMeta, embedder: Any, previous_focus: str | None
+) -> None:
+    focus = focus_step(ctx, previous_focus)
+    plan = await checks_step(ctx, focus)
+    first = await candidates_step(ctx, focus, plan)
+    evaluation = await judges_step(ctx, focus, first, embedder)
+    decision = decision_step(ctx, evaluation)
+    deliv = await deliverable_step(ctx, meta, focus, plan, first, evaluation, decision)
+    apply_step(ctx, focus, plan, first, evaluation, decision, deliv)
+
+
+# --------------------------------------------------------------------------- 1. focus
+
+
+def focus_step(ctx: SessionContext, previous_focus: str | None) -> Focus:
+    st = ctx.settings
+    nodes = ctx.led.raw_nodes()
+    rendering = render_session_input(nodes, ctx.t)
+    ctx.record.inputs["rendering"] = rendering
+    focus = select_focus(
+        nodes.values(),
+        ctx.t,
+        use_curator=st.use_curator_priority,
+        previous_focus=previous_focus,
+        no_reselect=st.no_reselect,
+    )
+    if focus is None:
+        raise SessionFailure(ctx.t, "no open question to focus on", ctx.record)
+    ctx.record.focus = focus
+    node = nodes[focus]
+    return Focus(focus, node, node["text"], focus_facts(node), rendering)
+
+
+# --------------------------------------------------------------------------- 2. candidates, judges
+
+
+async def candidates_step(ctx: SessionContext, focus: Focus, plan: CheckPlan) -> FirstRound:
+    """Three candidates ∥ judge-before ∥ the planned checker calls, all at once."""
+    st = ctx.settings
+    cand_msgs = prompts.candidate_messages(focus.question, focus.facts)
+    cand_calls = [
+        ctx.call(
+            ctx.client.complete(
+                kind="candidate",
+                session=ctx.t,
+                messages=cand_msgs,
+                max_tokens=st.candidate_cap,
+                internal=True,
+            ),
+            key=f"candidate-{i}",
+        )
+        for i in (1, 2, 3)
+    ]
+    jb_call = ctx.call(
+        ctx.client.structured(
+            kind="judge-before",
+            session=ctx.t,
+            messages=prompts.judge_before_messages(focus.question, focus.facts),
+            schema=JudgeBeforeResponse,
+            max_tokens=st.judge_cap,
+            internal=True,
+        ),
+        key="judge-before",
+    )
+    check_calls = [_checker_call(ctx, focus, plan, r) for r in plan.requirements]
+    results = await asyncio.gather(*cand_calls, jb_call, *check_calls)
+    before = results[3]
+    assert isinstance(before, JudgeBeforeResponse)
+    checks = [c for c in results[4:] if isinstance(c, CheckerResponse)]
+    return FirstRound([str(c) for c in results[:3]], before, checks)
+
+
+def _checker_call(ctx: SessionContext, focus: Focus, plan: CheckPlan, r: dict[str, Any]) -> Any:
+    st = ctx.settings
+    messages = prompts.checker_messages(
+        focus.question,
+        r["id"],
+        r["text"],
+        st.contract.checker_instruction,
+        plan.passages.get(r["id"], []),
+    )
+    return ctx.call(
+        ctx.client.structured(
+            kind="checker",
+            session=ctx.t,
+            messages=messages,
+            schema=CheckerResponse,
+            max_tokens=st.checker_cap,
+            internal=True,
+        ),
+        key=f"checker-{r['id']}",
+    )
+
+
+async def judges_step(
+    ctx: SessionContext, focus: Focus, first: FirstRound, embedder: Any
+) -> Evaluation:
+    """Medoid of the candidates, the paired judge-after on it, tension before/after and Δ."""
+    from curiosity_tui.protocol.embedders import cosine_matrix, medoid_index
+
+    st = ctx.settings
+    vectors, emb_name = await _embed(embedder, ctx, first.candidates)
+    sims = [[float(x) for x in row] for row in cosine_matrix(vectors, vectors)]
+    medoid = int(medoid_index(vectors))
+    selected = first.candidates[medoid]
+    d_value = disagreement(sims)
+    after: JudgeAfterResponse = await ctx.call(
+        ctx.client.structured(
+            kind="judge-after",
+            session=ctx.t,
+            messages=prompts.judge_after_messages(focus.question, first.before, selected),
+            schema=JudgeAfterResponse,
+            max_tokens=st.judge_cap,
+            internal=True,
+            validator=judge_after_pairing(first.before),
+        ),
+        key="judge-after",
+    )
+    terms = TensionTerms(
+        D=d_value,
+        F_before=len(first.before.framings),
+        U_before=len(first.before.dependencies),
+        F_after=sum(1 for j in after.framings if j.verdict == "viable"),
+        U_after=sum(1 for j in after.dependencies if j.verdict == "viable"),
+        candidates=first.candidates,
+        similarities=sims,
+        embedder=emb_name,
+    )
+    t_before = tension(d_value, terms.F_before, terms.U_before)
+    t_after = tension(d_value, terms.F_after, terms.U_after)
+    dlt = delta(t_before, t_after)
+    rec = ctx.record
+    rec.tension_before, rec.tension_after, rec.delta = t_before, t_after, dlt
+    rec.embedder, rec.medoid, rec.tension = emb_name, medoid, terms
+    return Evaluation(selected, dlt)
+
+
+async def _embed(embedder: Any, ctx: SessionContext, texts: list[str]) -> tuple[Any, str]:
+    """Embed the candidates; an endpoint embedder's call is recorded in the session record."""
+    import numpy as np
+
+    from curiosity_tui.protocol.embedders import EndpointEmbedder, TfidfEmbedder, l2_normalise
+
+    emb = embedder or TfidfEmbedder()
+    if isinstance(emb, EndpointEmbedder):
+        vectors = await ctx.call(
+            emb.client.embed(list(texts), session=ctx.t, model=emb.model), key="embeddings"
+        )
+        return l2_normalise(np.asarray(vectors, dtype=np.float64)), emb.name
+    return await asyncio.to_thread(emb.embed, texts), str(emb.name)
+
+
+# --------------------------------------------------------------------------- 3. decision
+
+
+def decision_step(ctx: SessionContext, evaluation: Evaluation) -> Decision:
+    decision = decide(evaluation.delta, ctx.settings.epsilon)
+    ctx.record.decision = decision
+    return decision
+
+
+# --------------------------------------------------------------------------- 5. checks
+
+
+async def checks_step(ctx: SessionContext, focus: Focus) -> CheckPlan:
+    """pilot-02: every unchecked / not satisfied requirement of the focus, as far as the budget
+    leaves room after the candidates, judges and deliverable; pilot-01 checks in the deliverable."""
+    st = ctx.settings
+    rc = focus.node.get("return_condition")
+    to_check: list[dict[str, Any]] = []
+    if not st.contract.checks_in_deliverable and rc:
+        to_check = [
+            r for r in rc["required_facts"] if r["status"] in ("unchecked", "not_satisfied")
+        ]
+    reserve = 3 * st.candidate_cap + 2 * st.judge_cap + st.deliverable_min
+    room = max(0, (st.session_budget - reserve) // st.checker_cap)
+    if len(to_check) > room:
+        ctx.rejected.append(f"budget: {len(to_check) - room} check(s) not run this session")
+        to_check = to_check[:room]
+    passages = await _retrieve(ctx.led, to_check, st.retrieval_k) if to_check else {}
+    return CheckPlan(to_check, passages)
+
+
+async def _retrieve(
+    led: Ledger, reqs: list[dict[str, Any]], k: int
+) -> dict[str, list[tuple[str, str]]]:
+    if not led.sources():
+        return {}
+    from curiosity_tui.contract.retrieval import retrieve
+
+    return await asyncio.to_thread(retrieve, led, [(r["id"], r["text"]) for r in reqs], k)
+
+
+# --------------------------------------------------------------------------- 6. deliverable
+
+
+async def deliverable_step(
+    ctx: SessionContext,
+    meta: RunMeta,
+    focus: Focus,
+    plan: CheckPlan,
+    first: FirstRound,
+    evaluation: Evaluation,
+    decision: Decision,
+) -> DeliverableResponse:
+    """The final call: the rendering and the selected candidate in full (also when withheld)."""
+    st = ctx.settings
+    check_summary = "\n".join(
+        f"- {r['id']}: {'satisfied (claimed)' if c.satisfied else 'not satisfied'}"
+        for r, c in zip(plan.requirements, first.checks, strict=True)
+    )
+    rc = focus.node.get("return_condition")
+    reqs = [
+        (r["id"], r["text"])
+        for r in (rc["required_facts"] if rc else [])
+        if r["status"] != "waived"
+    ]
+    left = ctx.budget.left
+    if left < st.deliverable_min:
+        raise SessionFailure(
+            ctx.t,
+            f"session budget exhausted before the deliverable ({left} tokens left)",
+            ctx.record,
+        )
+    messages = prompts.deliverable_messages(
+        seed=meta.seed,
+        rendering=focus.rendering,
+        focus_id=focus.id,
+        focus_text=focus.question,
+        decision=decision,
+        candidate=evaluation.selected,
+        open_layer_min=st.open_layer_min,
+        checks_in_deliverable=st.contract.checks_in_deliverable,
+        checker_instruction=st.contract.checker_instruction,
+        required_facts=reqs,
+        check_summary=check_summary,
+    )
+    deliv: DeliverableResponse = await ctx.call(
+        ctx.client.structured(
+            kind="deliverable",
+            session=ctx.t,
+            messages=messages,
+            schema=DeliverableResponse,
+            max_tokens=left,
+            internal=False,
+            validator=open_layer_bounds(st.open_layer_min),
+        ),
+        key="deliverable",
+    )
+    if ctx.record.calls[-1].finish_reason == "length":
+        raise SessionFailure(
+            ctx.t, "the deliverable was truncated (finish_reason length)", ctx.record
+        )
+    return deliv
+
+
+# --------------------------------------------------------------------------- 7. apply
+
+
+def apply_step(
+    ctx: SessionContext,
+    focus: Focus,
+    plan: CheckPlan,
+    first: FirstRound,
+    evaluation: Evaluation,
+    decision: Decision,
+    deliv: DeliverableResponse,
+) -> None:
+    """Everything in one batch, in the order the journal shows (docs/protocol.md, step 8)."""
+    with session_batch(ctx, focus.id) as b:
+        resurface(b, focus.id, "forced_focus", "system")
+        n_checks = _apply_planned_checks(b, ctx, focus, plan, first)
+        actions = apply_actions(b, ctx, deliv.actions, focus=focus.id)
+        n_facts = apply_facts(b, ctx, deliv.facts)
+        n_checks += _apply_deliverable_checks(b, ctx, focus, deliv)
+        more = new_questions(
+            b, ctx, deliv.new_questions, origin="new_question", default_parent=focus.id
+        )
+        living = new_questions(
+            b, ctx, deliv.open_layer.living_questions, origin="open_layer", default_parent=focus.id
+        )
+        _apply_decision(b, ctx, focus, evaluation, decision, deliv)
+        _apply_downgrade_proposals(b, ctx, deliv)
+        ctx.record.questions = living + more
+        ctx.record.counts = SessionCounts(
+            voluntary_actions=actions,
+            new_questions=len(more),
+            open_layer=len(living),
+            dependency_checks=n_checks,
+            facts=n_facts,
+            forced_focus=True,
+        )
+        ctx.record.output_text = deliverable_text(deliv, decision)
+        finish(b, ctx, decay=True)
+
+
+def _apply_planned_checks(
+    b: Batch, ctx: SessionContext, focus: Focus, plan: CheckPlan, first: FirstRound
+) -> int:
+    """pilot-02: the checker calls' results (evidence record → match check → the check)."""
+    for r, c in zip(plan.requirements, first.checks, strict=True):
+        record_check(
+            b,
+            ctx.settings.contract,
+            focus.id,
+            r["id"],
+            satisfied=c.satisfied,
+            evidence_text=c.evidence,
+            source_id=c.source_id,
+            passage=c.passage,
+        )
+    return len(plan.requirements)
+
+
+def _apply_deliverable_checks(
+    b: Batch, ctx: SessionContext, focus: Focus, deliv: DeliverableResponse
+) -> int:
+    """pilot-01: the checks that came back inside the deliverable."""
+    contract = ctx.settings.contract
+    if not contract.checks_in_deliverable:
+        return 0
+    rc = b.node(focus.id).get("return_condition") or {"required_facts": []}
+    current = {r["id"] for r in rc["required_facts"]}
+    n = 0
+    for dc in deliv.checks:
+        rid = req_id(dc.fact_id, focus.id)
+        if rid not in current:
+            ctx.rejected.append(f"check: {focus.id} has no required fact {dc.fact_id!r}")
+            continue
+        record_check(
+            b,
+            contract,
+            focus.id,
+            rid,
+            satisfied=dc.satisfied,
+            evidence_text=dc.evidence,
+            source_id=dc.source_id,
+            passage=dc.passage,
+        )
+        n += 1
+    return n
+
+
+def _apply_decision(
+    b: Batch,
+    ctx: SessionContext,
+    focus: Focus,
+    evaluation: Evaluation,
+    decision: Decision,
+    deliv: DeliverableResponse,
+) -> None:
+    """PRESERVE: keep the candidate, set or revise the return condition. ANSWER: try closure."""
+    if decision == "PRESERVE":
+        kept = CandidatePreserved(text=evaluation.selected, delta=evaluation.delta)
+        b.emit(kept, node=focus.id, actor="model")
+        apply_return_condition(b, focus.id, deliv.open_layer.return_condition)
+        return
+    answer = (deliv.answer or "").strip() or evaluation.selected
+    out = attempt_closure(b, ctx.settings.contract, focus.id, answer=answer, delta=evaluation.delta)
+    ctx.record.closure = SessionClosure(closed=out.closed, unmet=list(out.unmet))
+
+
+def _apply_downgrade_proposals(b: Batch, ctx: SessionContext, deliv: DeliverableResponse) -> None:
+    if not ctx.settings.contract.downgrades_allowed:
+        return
+    for p in deliv.downgrade_proposals:
+        nid = existing(b, ctx, p.node, "downgrade proposal")
+        if nid is None:
+            continue
+        try:
+            propose_in_batch(
+                b,
+                nid,
+                req_id(p.fact_id, nid),
+                p.proposal,
+                grounds=p.grounds,
+                actor="model",
+                new_text=p.new_text,
+            )
+        except TransitionError as err:
+            ctx.rejected.append(f"downgrade proposal: {err}")
+
+
+def deliverable_text(d: DeliverableResponse, decision: str) -> str:
+    """The plain text of what a protocol session delivered (``SessionRecord.output_text``)."""
+    lines: list[str] = []
+    if decision == "ANSWER" and d.answer:
+        lines += [d.answer.strip(), ""]
+    if d.open_layer.node_status.strip():
+        lines += [d.open_layer.node_status.strip(), ""]
+    for q in d.open_layer.living_questions:
+        lines.append(f"- {q.text.strip()}")
+    for q in d.new_questions:
+        lines.append(f"- {q.text.strip()}")
+    for f in d.facts:
+        lines.append(f"* {f.text.strip()}")
+    for a in d.actions:
+        if a.note.strip():
+            lines.append(f"> {a.note.strip()}")
+    rc = d.open_layer.return_condition
+    if decision == "PRESERVE" and rc is not None:
+        for t in rc.required_facts:
+            lines.append(f"? {t.strip()}")
+        if rc.closure_test.strip():
+            lines.append(f"= {rc.closure_test.strip()}")
+    return "\n".join(lines).strip()
