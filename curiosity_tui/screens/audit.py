@@ -108,7 +108,7 @@ class AuditScreen(AppScreen):
     def reload(self) -> None:
         from curiosity_tui.contract.audit import audit
         from curiosity_tui.ledger.ledger import Ledger
-        from curiosity_tui.ledger_view import LedgerView
+        from curiosity_tui.ledger.view import LedgerView
 
         try:
             with Ledger.open(self.path) as led:

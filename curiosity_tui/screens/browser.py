@@ -18,7 +18,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Static
 
 from curiosity_tui.errors import CuriosityError
-from curiosity_tui.ledger_view import LedgerView, State, node_num
+from curiosity_tui.ledger.view import LedgerView, State, node_num
 from curiosity_tui.screens.base import AppScreen
 from curiosity_tui.widgets.literal import short
 from curiosity_tui.widgets.node_detail import NodeDetail, render_detail

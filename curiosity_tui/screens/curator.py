@@ -23,7 +23,7 @@ from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger import curation
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.queue import decayed_priority, last_touch, queue
-from curiosity_tui.ledger_view import Position, State, build_children, node_num
+from curiosity_tui.ledger.view import Position, State, build_children, node_num
 from curiosity_tui.screens.base import AppScreen
 from curiosity_tui.widgets.literal import short
 from curiosity_tui.widgets.node_detail import NodeDetail, render_detail

@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from curiosity_tui.ledger_view import LedgerView
+from curiosity_tui.ledger.view import LedgerView
 from curiosity_tui.widgets.literal import short
 from curiosity_tui.widgets.status import STATUS_STYLE, glyph
 

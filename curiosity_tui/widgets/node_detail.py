@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from curiosity_tui.ledger.render import mark
-from curiosity_tui.ledger_view import State
+from curiosity_tui.ledger.view import State
 from curiosity_tui.widgets.literal import clean, short
 from curiosity_tui.widgets.status import (
     CHANGE_TAG,
