@@ -260,7 +260,7 @@ class WorkspaceScreen(AppScreen):
         if isinstance(focused, DataTable) and focused.id == "packs":
             p = self.selected_pack()
             if p is not None:
-                self.app.open_pack(p.path)  # type: ignore[attr-defined]
+                self.nav.open_pack(p.path)
             return
         s = self.selected_ledger()
         if s is None:
@@ -268,7 +268,7 @@ class WorkspaceScreen(AppScreen):
         if s.error:
             self.notify(f"{s.name}: {s.error}", severity="error", title="Cannot open")
             return
-        self.app.open_ledger(s.path)  # type: ignore[attr-defined]
+        self.nav.open_ledger(s.path)
 
     def _need_ledger(self) -> workspace_scan.LedgerSummary | None:
         s = self.selected_ledger()
@@ -280,22 +280,16 @@ class WorkspaceScreen(AppScreen):
     def action_audit(self) -> None:
         s = self._need_ledger()
         if s is not None:
-            from curiosity_tui.screens.audit import AuditScreen
-
-            self.app.push_screen(AuditScreen(s.path))
+            self.nav.open_audit(s.path)
 
     def action_downgrades(self) -> None:
         s = self._need_ledger()
         if s is not None:
-            from curiosity_tui.screens.downgrades import DowngradesScreen
-
-            self.app.push_screen(DowngradesScreen(s.path))
+            self.nav.open_downgrades(s.path)
 
     def action_metrics(self) -> None:
-        from curiosity_tui.screens.analysis import AnalysisScreen
-
         runs = self.root / "ledgers" if (self.root / "ledgers").is_dir() else self.root
-        self.app.push_screen(AnalysisScreen([runs]))
+        self.nav.open_analysis([runs])
 
     def action_agreement(self) -> None:
         """Coordinator view of a pack's agreement (never reachable from the rating screen)."""
@@ -303,9 +297,7 @@ class WorkspaceScreen(AppScreen):
         if p is None:
             self.notify("Select a pack first (tab to the packs table).", severity="warning")
             return
-        from curiosity_tui.screens.agreement import AgreementScreen
-
-        self.app.push_screen(AgreementScreen(p.path))
+        self.nav.open_agreement(p.path)
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
