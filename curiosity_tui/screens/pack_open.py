@@ -22,6 +22,7 @@ from curiosity_tui.screens.base import navigator
 
 
 class PackOpenScreen(ModalScreen[None]):
+    HELP_TITLE = "Open a pack"
     DEFAULT_CSS = """
     PackOpenScreen { align: center middle; }
     PackOpenScreen > Vertical { width: 80; max-width: 95%; height: auto; border: round $accent;

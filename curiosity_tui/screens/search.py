@@ -19,6 +19,7 @@ from curiosity_tui.widgets.status import STATUS_STYLE, glyph
 
 
 class SearchScreen(ModalScreen[tuple[str, list[str]] | None]):
+    HELP_TITLE = "Search"
     """Returns (chosen node id, all matching ids) or None."""
 
     DEFAULT_CSS = """
