@@ -74,7 +74,7 @@ class AppBase(Navigation):
     def open_home(self) -> None:
         """Push the app's first screen(s)."""
 
-    def action_back(self) -> None:
+    async def action_back(self) -> None:
         """Leave the current screen (never the first one): for screens without their own Back."""
         if len(self.screen_stack) > 2:
             self.pop_screen()
