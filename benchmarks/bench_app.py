@@ -183,7 +183,7 @@ def main() -> None:
                 f"{sorted(cpus)[int(len(cpus) * 0.9)] * 1000:.1f} ms; {len(lats)} presses "
                 "(target median < 50 ms)"
             )
-        from curiosity_tui.workspace import scan
+        from curiosity_tui.workspace_scan import scan
 
         t = time.perf_counter()
         scan(ws)

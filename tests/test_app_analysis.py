@@ -18,13 +18,9 @@ from curiosity_tui.analysis.rundata import load_runs
 from curiosity_tui.analysis.sweep import SweepResult, SweepRow, sweep_runs
 from curiosity_tui.analysis.tables import order_configs
 from curiosity_tui.analysis.verdict import verdict_for_dir
-from curiosity_tui.screens.analysis import (
-    AnalysisApp,
-    AnalysisScreen,
-    RunBars,
-    epsilon_curve,
-    hbar,
-)
+from curiosity_tui.app import AnalysisApp
+from curiosity_tui.screens.analysis import AnalysisScreen
+from curiosity_tui.widgets.charts import RunBars, epsilon_curve, hbar
 
 ROOT = Path(__file__).resolve().parents[1]
 LEDGERS = ROOT / "ledgers"

@@ -9,7 +9,7 @@ import pytest
 from app_fixtures import build_workspace
 from textual.widgets import DataTable, Static, Tree
 
-from curiosity_tui import workspace as wsmod
+from curiosity_tui import workspace_scan as wsmod
 from curiosity_tui.app import make_app
 from curiosity_tui.ledger import Ledger
 from curiosity_tui.screens.audit import AuditScreen

@@ -18,8 +18,12 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel
 
+from curiosity_tui.analysis.formatting import fmt as fmt  # re-exported: one definition
+from curiosity_tui.analysis.formatting import fmt_interval as fmt_interval
 from curiosity_tui.analysis.registry import Registry, default_registry
 from curiosity_tui.analysis.rundata import RunData
+
+__all__ = ["fmt", "fmt_interval"]
 
 DEFAULT_BOOTSTRAP = 10_000
 DEFAULT_SEED = 20240601
@@ -208,13 +212,3 @@ def difference(
             "understates the uncertainty"
         )
     return out
-
-
-def fmt(value: float | None, digits: int = 2) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
-
-
-def fmt_interval(d: Difference, digits: int = 2) -> str:
-    if d.ci_low is None or d.ci_high is None:
-        return "no interval"
-    return f"[{d.ci_low:+.{digits}f}, {d.ci_high:+.{digits}f}]"

@@ -8,21 +8,23 @@ exposes ``register(subparsers)``; this module only wires them together and turns
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 
+from curiosity_tui.cli import (
+    analysis_cmds,
+    app_cmds,
+    contract_cmds,
+    ledger_cmds,
+    pack_cmds,
+    run_cmds,
+)
 from curiosity_tui.errors import CuriosityError
 
-#: Command modules, in the order their commands appear in ``--help``.
-COMMAND_MODULES = (
-    "curiosity_tui.cli.app_cmds",
-    "curiosity_tui.cli.ledger_cmds",
-    "curiosity_tui.cli.run_cmds",
-    "curiosity_tui.cli.contract_cmds",
-    "curiosity_tui.cli.pack_cmds",
-    "curiosity_tui.cli.analysis_cmds",
-)
+#: Command modules, in the order their commands appear in ``--help``. None imports numpy,
+#: scikit-learn, openai or textual at module level (they load inside the handlers;
+#: tests/test_startup_imports.py), so importing them all here keeps start-up light.
+COMMAND_MODULES = (app_cmds, ledger_cmds, run_cmds, contract_cmds, pack_cmds, analysis_cmds)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,8 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run and audit multi-session LLM investigations over a question ledger.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        module = importlib.import_module(name)
+    for module in COMMAND_MODULES:
         module.register(sub)
     return parser
 

@@ -12,6 +12,13 @@ from curiosity_tui.errors import InputError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """``prereg``, ``verdict``, ``sweep``, ``report``, ``metrics``, in that order."""
+    _register_prereg(sub)
+    _register_verdict_sweep_report(sub)
+    _register_metrics(sub)
+
+
+def _register_prereg(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "prereg",
         help="lock a pilot plan into the pre-registration chain; show or verify the chain",
@@ -56,6 +63,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         sp.set_defaults(handler=fn)
     p.set_defaults(handler=lambda a: (p.print_help(), 2)[1])
 
+
+def _register_verdict_sweep_report(sub: argparse._SubParsersAction) -> None:
     v = sub.add_parser(
         "verdict",
         help="evaluate the locked decision rule on the locked metrics only",
@@ -91,6 +100,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     rp.add_argument("--out", type=Path, required=True, metavar="FILE.md")
     rp.set_defaults(handler=_report)
 
+
+def _register_metrics(sub: argparse._SubParsersAction) -> None:
     m = sub.add_parser(
         "metrics",
         help="per-configuration metric tables (per-run values and means)",

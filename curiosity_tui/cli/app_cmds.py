@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def handle_open(args: argparse.Namespace) -> int:
-    from curiosity_tui.workspace import default_workspace, is_ledger
+    from curiosity_tui.workspace_scan import default_workspace, is_ledger
 
     root = default_workspace(args.workspace)
     if not root.exists():

@@ -171,7 +171,7 @@ def _rate(args: argparse.Namespace) -> int:
 
     # Validate before starting the app so errors are one line on stderr.
     session = RatingSession(args.packdir, args.rater)
-    from curiosity_tui.screens.rating_app import RatingApp
+    from curiosity_tui.app.standalone import RatingApp
 
     RatingApp(session.pack.path, session.rater).run()
     return 0
@@ -183,8 +183,8 @@ def _agreement(args: argparse.Namespace) -> int:
     if args.boot < 0:
         raise InputError("--boot must be ≥ 0")
     if args.tui:
+        from curiosity_tui.app.standalone import AgreementApp
         from curiosity_tui.packs.pack import Pack
-        from curiosity_tui.screens.rating_app import AgreementApp
 
         Pack.open(args.packdir)  # fail with one line before the terminal is taken over
         AgreementApp(args.packdir, n_boot=args.boot, seed=args.seed).run()

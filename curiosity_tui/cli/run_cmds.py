@@ -137,6 +137,42 @@ def _print_progress(p: Any) -> None:
         print(f"{p.ledger}: curator after session {p.session}")
 
 
+def run_curated(ledger: Path | str, *, sessions: int, curator: str, args: Any) -> int:
+    """``curiosity-tui run LEDGER --curator human``: the app hosts the run and its curator.
+
+    Returns 0 when the run reached ``sessions``, 1 when it stopped early (failed or quit)."""
+    from curiosity_tui.app import make_app
+    from curiosity_tui.ledger.ledger import Ledger
+    from curiosity_tui.screens.monitor import RunRequest
+
+    path = Path(ledger)
+    with Ledger.open(path) as probe:
+        model = probe.meta.model
+    req = RunRequest(
+        ledger=path,
+        sessions=sessions,
+        curator=curator,
+        client_factory=lambda: model_client(args, model),
+        embedder_factory=lambda client: _embedder(args, client),
+    )
+    app = make_app(path.parent, run=req, curator_name=curator)
+    app.run()
+    if req.error:
+        print(f"curiosity-tui: run failed: {req.error}")
+        return 1
+    res = req.result
+    if res is None or res.failed or res.sessions_done < sessions:
+        with Ledger.open(path) as led:
+            done = led.last_session
+        print(
+            f"{path}: stopped with {done} of {sessions} session(s) committed; "
+            "run the same command again to resume"
+        )
+        return 1
+    print(f"{path}: {res.sessions_done} session(s) committed")
+    return 0
+
+
 def _run(args: argparse.Namespace) -> int:
     from curiosity_tui.ledger import Ledger
 
@@ -149,11 +185,9 @@ def _run(args: argparse.Namespace) -> int:
             f"{args.ledger} was created with curator {meta.curator!r}, not {args.curator!r}"
         )
     if meta.curator == "human":
-        from curiosity_tui.app import run_curated  # the app hosts the human curator
-
-        return int(
-            run_curated(args.ledger, sessions=args.sessions, curator=curator_name(args), args=args)
-            or 0
+        # the app hosts the human curator
+        return run_curated(
+            args.ledger, sessions=args.sessions, curator=curator_name(args), args=args
         )
     from curiosity_tui.protocol.runner import run_ledger
 

@@ -42,6 +42,7 @@ def _cell(est: Estimate) -> tuple[str, str, str]:
 
 
 class AgreementScreen(Screen[None]):
+    HELP_TITLE = "Agreement (coordinator)"
     DEFAULT_CSS = """
     AgreementScreen { layout: vertical; }
     #agreement-status { height: auto; padding: 0 1; background: $primary-background; }

@@ -108,7 +108,7 @@ class AuditScreen(AppScreen):
     def reload(self) -> None:
         from curiosity_tui.contract.audit import audit
         from curiosity_tui.ledger.ledger import Ledger
-        from curiosity_tui.ledger_view import LedgerView
+        from curiosity_tui.ledger.view import LedgerView
 
         try:
             with Ledger.open(self.path) as led:
@@ -169,14 +169,8 @@ class AuditScreen(AppScreen):
         f = self._current()
         if f is None:
             return
-        from curiosity_tui.screens.browser import BrowserScreen
-
-        below = self.app.screen_stack[-2] if len(self.app.screen_stack) > 1 else None
-        if isinstance(below, BrowserScreen) and below.path == self.path:
-            self.dismiss()
-            below.goto_node(f.node)
-        else:
-            self.app.push_screen(BrowserScreen(self.path, node=f.node))
+        # the browser right below (when it shows this ledger) goes there; else a new one opens
+        self.nav.show_node(self.path, f.node, closing=self)
 
     def action_expand_all(self) -> None:
         for child in self.query_one(Tree).root.children:

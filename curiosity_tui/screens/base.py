@@ -1,12 +1,73 @@
-"""What every screen of the app shares: palette commands derived from its bindings."""
+"""What every screen of the app shares: palette commands derived from its bindings, a help
+title in words, and the :class:`Navigator` — what a screen may ask the app to open.
+
+Screens never import sibling screens. To go somewhere they call ``navigator(self).open_…``;
+the app (:class:`curiosity_tui.app.base.AppBase`) implements every method and is the only
+place that imports the screen classes it pushes. This module is not a screen: it holds no
+screen of its own, so importing it is not a sibling import.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 
 from textual.app import SystemCommand
 from textual.binding import Binding
+from textual.dom import DOMNode
 from textual.screen import Screen
+
+if TYPE_CHECKING:
+    from curiosity_tui.contract.downgrades import PendingDowngrade
+    from curiosity_tui.ledger.ledger import Ledger
+    from curiosity_tui.ledger.view import LedgerView
+
+
+class Navigator(Protocol):
+    """What screens may ask the app to open. Each ``open_*`` pushes one screen; each ``ask_*``
+    pushes a modal and calls ``done`` with its result (``None`` when cancelled)."""
+
+    def open_ledger(self, path: Path, node: str | None = None) -> None: ...
+    def open_pack(self, path: Path) -> None: ...
+    def open_rating(self, packdir: Path, rater: str, *, closing: Screen | None = None) -> None: ...
+    def open_agreement(self, packdir: Path) -> None: ...
+    def open_audit(self, path: Path) -> None: ...
+    def open_downgrades(self, path: Path, *, ledger: Ledger | None = None) -> None: ...
+    def open_analysis(self, paths: Sequence[Path]) -> None: ...
+    def open_rendering(self, view: LedgerView, session: int) -> None: ...
+    def open_curator(
+        self, ledger: Ledger, after: int, actor: str, resume: Callable[[], None]
+    ) -> None: ...
+    def show_node(self, path: Path, node: str, *, closing: Screen) -> None: ...
+    def ask_search(
+        self, nodes: dict[str, Any], done: Callable[[tuple[str, list[str]] | None], None]
+    ) -> None: ...
+    def ask_reason(self, title: str, done: Callable[[Any], None], **form: Any) -> None: ...
+    def ask_decision(
+        self,
+        proposal: PendingDowngrade,
+        decision: str,
+        done: Callable[[tuple[str, str] | None], None],
+    ) -> None: ...
+    def close_screen(self, screen: Screen) -> None: ...
+
+
+def navigator(node: DOMNode) -> Navigator:
+    """The app of ``node`` as a :class:`Navigator` (every app of ours is an ``AppBase``)."""
+    return cast(Navigator, node.app)
+
+
+def help_title(screen: Screen) -> str:
+    """The help screen's title for ``screen``: its ``HELP_TITLE``, else its class name in
+    words (``PackOpenScreen`` -> "Pack open")."""
+    title = getattr(screen, "HELP_TITLE", "")
+    if title:
+        return str(title)
+    name = type(screen).__name__.removesuffix("Screen") or type(screen).__name__
+    words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+", name) or [name]
+    return " ".join([words[0], *(w.lower() for w in words[1:])])
 
 
 def binding_commands(node: Screen, bindings: Iterable[object]) -> Iterable[SystemCommand]:
@@ -29,5 +90,12 @@ def binding_commands(node: Screen, bindings: Iterable[object]) -> Iterable[Syste
 class AppScreen(Screen):
     """A screen whose bindings all show up in the command palette."""
 
+    #: the help screen's title; "" derives one from the class name (see :func:`help_title`)
+    HELP_TITLE: ClassVar[str] = ""
+
     def palette_commands(self) -> Iterable[SystemCommand]:
         return binding_commands(self, self.BINDINGS)
+
+    @property
+    def nav(self) -> Navigator:
+        return navigator(self)

@@ -18,7 +18,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Header, Static
 
 from curiosity_tui.errors import CuriosityError
-from curiosity_tui.ledger_view import LedgerView, State, node_num
+from curiosity_tui.ledger.view import LedgerView, State, node_num
 from curiosity_tui.screens.base import AppScreen
 from curiosity_tui.widgets.literal import short
 from curiosity_tui.widgets.node_detail import NodeDetail, render_detail
@@ -218,7 +218,6 @@ class BrowserScreen(AppScreen):
     def action_search(self) -> None:
         if self.state is None:
             return
-        from curiosity_tui.screens.search import SearchScreen
 
         def done(result: tuple[str, list[str]] | None) -> None:
             if not result:
@@ -229,7 +228,7 @@ class BrowserScreen(AppScreen):
             self._goto(nid)
             self._status(f"{len(matches)} match(es); n / N for next / previous")
 
-        self.app.push_screen(SearchScreen(self.state.nodes), done)
+        self.nav.ask_search(self.state.nodes, done)
 
     def _goto(self, nid: str) -> None:
         tree = self.query_one(LedgerTree)
@@ -268,13 +267,11 @@ class BrowserScreen(AppScreen):
     def action_rendering(self) -> None:
         if self.view is None:
             return
-        from curiosity_tui.screens.rendering import RenderingScreen
-
         pos = self.state.position if self.state else None
         session = (
             pos.session if pos is not None and pos.session is not None else self.view.last_session
         )
-        self.app.push_screen(RenderingScreen(self.view, max(1, session)))
+        self.nav.open_rendering(self.view, max(1, session))
 
     def action_switch_pane(self) -> None:
         tree = self.query_one(LedgerTree)
@@ -284,14 +281,10 @@ class BrowserScreen(AppScreen):
             tree.focus()
 
     def action_audit(self) -> None:
-        from curiosity_tui.screens.audit import AuditScreen
-
-        self.app.push_screen(AuditScreen(self.path))
+        self.nav.open_audit(self.path)
 
     def action_downgrades(self) -> None:
-        from curiosity_tui.screens.downgrades import DowngradesScreen
-
-        self.app.push_screen(DowngradesScreen(self.path))
+        self.nav.open_downgrades(self.path)
 
     def action_reload(self) -> None:
         self.load()

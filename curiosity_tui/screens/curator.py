@@ -23,7 +23,7 @@ from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger import curation
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.queue import decayed_priority, last_touch, queue
-from curiosity_tui.ledger_view import Position, State, build_children, node_num
+from curiosity_tui.ledger.view import Position, State, build_children, node_num
 from curiosity_tui.screens.base import AppScreen
 from curiosity_tui.widgets.literal import short
 from curiosity_tui.widgets.node_detail import NodeDetail, render_detail
@@ -161,13 +161,11 @@ class CuratorScreen(AppScreen):
 
     # -- actions ----------------------------------------------------------------------
     def _form(self, title: str, kind: str, nid: str, **kw: Any) -> None:
-        from curiosity_tui.screens.reason import ActionForm, ReasonScreen
-
-        def done(form: ActionForm | None) -> None:
+        def done(form: Any) -> None:  # an ActionForm (the reason dialog's result) or None
             if form is not None:
                 self._apply(kind, nid, form.reason, form.priority, form.target)
 
-        self.app.push_screen(ReasonScreen(title, **kw), done)
+        self.nav.ask_reason(title, done, **kw)
 
     def _need(self) -> tuple[str, dict[str, Any]] | None:
         nid = self.current_id()
@@ -239,14 +237,10 @@ class CuratorScreen(AppScreen):
         self.app.call_from_thread(self.refresh_queue, nid)
 
     def action_downgrades(self) -> None:
-        from curiosity_tui.screens.downgrades import DowngradesScreen
-
-        self.app.push_screen(DowngradesScreen(self.ledger.path, ledger=self.ledger))
+        self.nav.open_downgrades(self.ledger.path, ledger=self.ledger)
 
     def action_browse(self) -> None:
-        from curiosity_tui.screens.browser import BrowserScreen
-
-        self.app.push_screen(BrowserScreen(self.ledger.path, node=self.current_id()))
+        self.nav.open_ledger(self.ledger.path, node=self.current_id())
 
     def action_continue_run(self) -> None:
         if self.done:

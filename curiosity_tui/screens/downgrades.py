@@ -224,13 +224,12 @@ class DowngradesScreen(AppScreen):
         if p is None or p.status != "pending":
             self.notify("Select a pending proposal.", severity="warning")
             return
-        from curiosity_tui.screens.decide import DecideScreen
 
         def done(result: tuple[str, str] | None) -> None:
             if result is not None:
                 self._write(p.id, result[0], result[1])
 
-        self.app.push_screen(DecideScreen(p, decision), done)
+        self.nav.ask_decision(p, decision, done)
 
     @work(thread=True, exclusive=True, group="dg-write")
     def _write(self, proposal: str, decision: str, grounds: str) -> None:

@@ -10,6 +10,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from curiosity_tui.screens.base import help_title
+
 ABOUT = (
     "Keys can be remapped by binding id: set CURIOSITY_TUI_KEYMAP to a TOML file with a "
     '[keymap] table, e.g.  browser.next_session = "n".  ctrl+p opens the command palette, '
@@ -18,6 +20,7 @@ ABOUT = (
 
 
 class HelpScreen(ModalScreen[None]):
+    HELP_TITLE = "Help"
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll { width: 90; max-width: 95%; height: 80%; border: round $accent;
@@ -36,7 +39,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static(self._table(), id="help-body")
 
     def _table(self) -> Table:
-        title = getattr(self.target, "HELP_TITLE", type(self.target).__name__)
+        title = help_title(self.target)
         purpose = getattr(self.target, "HELP", "")
         table = Table(
             title=Text(str(title), style="bold"), expand=True, box=None, caption=Text(ABOUT)

@@ -263,12 +263,10 @@ class RunMonitorScreen(AppScreen):
                         await close()
 
     def _open_curator(self, led: Any, after: int, resume: Callable[[], None]) -> None:
-        from curiosity_tui.screens.curator import CuratorScreen
-
         self.phase = "curator (waiting for you)"
         self._paint()
         self.notify(f"Session {after} done: your turn to curate.", title="Curator")
-        self.app.push_screen(CuratorScreen(led, after, f"human:{self.request.curator}", resume))
+        self.nav.open_curator(led, after, f"human:{self.request.curator}", resume)
 
     def cancel(self) -> None:
         """Stop the run at once (uncommitted work of the current session is discarded)."""
@@ -288,9 +286,7 @@ class RunMonitorScreen(AppScreen):
         self.log_line("stopping: the current session's uncommitted work is discarded", "yellow")
 
     def action_browse(self) -> None:
-        from curiosity_tui.screens.browser import BrowserScreen
-
-        self.app.push_screen(BrowserScreen(self.request.ledger))
+        self.nav.open_ledger(self.request.ledger)
 
     def action_back(self) -> None:
         if not self.finished:

@@ -1,6 +1,6 @@
 """Opening a blind pack from the workspace to rate it, as a named rater.
 
-This modal only asks who is rating and pushes ``screens/rating.py``'s screen. Nothing on this
+This modal only asks who is rating and asks the app to open the rating screen. Nothing on this
 path leads to other raters' work: the agreement tables are a coordinator's view, opened from
 the workspace (``g`` on a pack), never from here. The pack's key is never read here."""
 
@@ -18,9 +18,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from curiosity_tui.errors import CuriosityError
+from curiosity_tui.screens.base import navigator
 
 
 class PackOpenScreen(ModalScreen[None]):
+    HELP_TITLE = "Open a pack"
     DEFAULT_CSS = """
     PackOpenScreen { align: center middle; }
     PackOpenScreen > Vertical { width: 80; max-width: 95%; height: auto; border: round $accent;
@@ -64,15 +66,10 @@ class PackOpenScreen(ModalScreen[None]):
         if not rater:
             self.query_one("#pack-error", Static).update("A rater name is required.")
             return
-        try:
-            from curiosity_tui.screens.rating import RatingScreen
-
-            screen = RatingScreen(self.path, rater)
+        try:  # a bad pack or rater raises before anything changes; then this dialog closes
+            navigator(self).open_rating(self.path, rater, closing=self)
         except CuriosityError as err:
             self.query_one("#pack-error", Static).update(Text(str(err)))
-            return
-        self.dismiss()
-        self.app.push_screen(screen)
 
     def action_cancel(self) -> None:
         self.dismiss()

@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static
 
-from curiosity_tui.ledger_view import LedgerView
+from curiosity_tui.ledger.view import LedgerView
 from curiosity_tui.screens.base import AppScreen
 from curiosity_tui.widgets.literal import literal
 

@@ -13,12 +13,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from curiosity_tui.ledger_view import LedgerView
+from curiosity_tui.ledger.view import LedgerView
 from curiosity_tui.widgets.literal import short
 from curiosity_tui.widgets.status import STATUS_STYLE, glyph
 
 
 class SearchScreen(ModalScreen[tuple[str, list[str]] | None]):
+    HELP_TITLE = "Search"
     """Returns (chosen node id, all matching ids) or None."""
 
     DEFAULT_CSS = """

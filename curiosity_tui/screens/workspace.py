@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
-from curiosity_tui import workspace as wsmod
+from curiosity_tui import workspace_scan
 from curiosity_tui.screens.base import AppScreen
 from curiosity_tui.widgets.literal import short
 
@@ -36,7 +36,7 @@ REFRESH_S = 5.0
 PACK_COLUMNS = (("pack", "name"), ("scheme", "scheme"), ("items", "items"), ("rated by", "raters"))
 
 
-def ledger_row(s: wsmod.LedgerSummary) -> list[Text]:
+def ledger_row(s: workspace_scan.LedgerSummary) -> list[Text]:
     name = Text(short(s.name, 32), style="bold")
     state = Text("● running", style="bold green") if s.running else Text("idle", style="dim")
     if s.error:
@@ -74,7 +74,7 @@ def ledger_row(s: wsmod.LedgerSummary) -> list[Text]:
     ]
 
 
-def pack_row(p: wsmod.PackSummary) -> list[Text]:
+def pack_row(p: workspace_scan.PackSummary) -> list[Text]:
     if p.error:
         return [
             Text(p.name, style="bold"),
@@ -114,12 +114,12 @@ class WorkspaceScreen(AppScreen):
     def __init__(self, root: Path) -> None:
         super().__init__()
         self.root = Path(root).resolve()
-        self.data: wsmod.Workspace | None = None
-        self.sort_key: wsmod.SortKey = "name"
+        self.data: workspace_scan.Workspace | None = None
+        self.sort_key: workspace_scan.SortKey = "name"
         self.reverse = False
         self.needle = ""
-        self._shown_ledgers: list[wsmod.LedgerSummary] = []
-        self._shown_packs: list[wsmod.PackSummary] = []
+        self._shown_ledgers: list[workspace_scan.LedgerSummary] = []
+        self._shown_packs: list[workspace_scan.PackSummary] = []
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -157,7 +157,7 @@ class WorkspaceScreen(AppScreen):
     # -- workers --------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="scan")
     def scan(self) -> None:
-        data = wsmod.scan(self.root)
+        data = workspace_scan.scan(self.root)
         # keep audit counts of ledgers whose journal has not changed since they were counted
         old = {(s.path, s.modified): s.findings for s in self.data.ledgers} if self.data else {}
         for s in data.ledgers:
@@ -171,11 +171,11 @@ class WorkspaceScreen(AppScreen):
     @work(thread=True, exclusive=True, group="audit")
     def count_findings(self, paths: list[Path]) -> None:
         for path in paths:
-            n = wsmod.audit_findings(path)
+            n = workspace_scan.audit_findings(path)
             self.app.call_from_thread(self._set_findings, path, n)
 
     # -- display --------------------------------------------------------------------
-    def _show(self, data: wsmod.Workspace) -> None:
+    def _show(self, data: workspace_scan.Workspace) -> None:
         self.data = data
         self._refill()
 
@@ -203,7 +203,7 @@ class WorkspaceScreen(AppScreen):
         keep = self.selected_ledger()
         table.clear()
         items = [s for s in self.data.ledgers if s.matches(self.needle)]
-        items = wsmod.sort_ledgers(items, self.sort_key, reverse=self.reverse)
+        items = workspace_scan.sort_ledgers(items, self.sort_key, reverse=self.reverse)
         self._shown_ledgers = items
         for s in items:
             table.add_row(*ledger_row(s), key=str(s.path))
@@ -233,7 +233,7 @@ class WorkspaceScreen(AppScreen):
         self.query_one("#ws-status", Static).update(status)
 
     # -- selection --------------------------------------------------------------------
-    def selected_ledger(self) -> wsmod.LedgerSummary | None:
+    def selected_ledger(self) -> workspace_scan.LedgerSummary | None:
         table = self.query_one("#ledgers", DataTable)
         if not self._shown_ledgers or table.row_count == 0:
             return None
@@ -242,7 +242,7 @@ class WorkspaceScreen(AppScreen):
             return self._shown_ledgers[row]
         return None
 
-    def selected_pack(self) -> wsmod.PackSummary | None:
+    def selected_pack(self) -> workspace_scan.PackSummary | None:
         table = self.query_one("#packs", DataTable)
         if not self._shown_packs:
             return None
@@ -260,7 +260,7 @@ class WorkspaceScreen(AppScreen):
         if isinstance(focused, DataTable) and focused.id == "packs":
             p = self.selected_pack()
             if p is not None:
-                self.app.open_pack(p.path)  # type: ignore[attr-defined]
+                self.nav.open_pack(p.path)
             return
         s = self.selected_ledger()
         if s is None:
@@ -268,9 +268,9 @@ class WorkspaceScreen(AppScreen):
         if s.error:
             self.notify(f"{s.name}: {s.error}", severity="error", title="Cannot open")
             return
-        self.app.open_ledger(s.path)  # type: ignore[attr-defined]
+        self.nav.open_ledger(s.path)
 
-    def _need_ledger(self) -> wsmod.LedgerSummary | None:
+    def _need_ledger(self) -> workspace_scan.LedgerSummary | None:
         s = self.selected_ledger()
         if s is None or s.error:
             self.notify("Select a readable ledger first.", severity="warning")
@@ -280,22 +280,16 @@ class WorkspaceScreen(AppScreen):
     def action_audit(self) -> None:
         s = self._need_ledger()
         if s is not None:
-            from curiosity_tui.screens.audit import AuditScreen
-
-            self.app.push_screen(AuditScreen(s.path))
+            self.nav.open_audit(s.path)
 
     def action_downgrades(self) -> None:
         s = self._need_ledger()
         if s is not None:
-            from curiosity_tui.screens.downgrades import DowngradesScreen
-
-            self.app.push_screen(DowngradesScreen(s.path))
+            self.nav.open_downgrades(s.path)
 
     def action_metrics(self) -> None:
-        from curiosity_tui.screens.analysis import AnalysisScreen
-
         runs = self.root / "ledgers" if (self.root / "ledgers").is_dir() else self.root
-        self.app.push_screen(AnalysisScreen([runs]))
+        self.nav.open_analysis([runs])
 
     def action_agreement(self) -> None:
         """Coordinator view of a pack's agreement (never reachable from the rating screen)."""
@@ -303,9 +297,7 @@ class WorkspaceScreen(AppScreen):
         if p is None:
             self.notify("Select a pack first (tab to the packs table).", severity="warning")
             return
-        from curiosity_tui.screens.agreement import AgreementScreen
-
-        self.app.push_screen(AgreementScreen(p.path))
+        self.nav.open_agreement(p.path)
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
@@ -332,7 +324,7 @@ class WorkspaceScreen(AppScreen):
         self.query_one("#ledgers", DataTable).focus()
 
     def action_sort(self) -> None:
-        keys = wsmod.SORT_KEYS
+        keys = workspace_scan.SORT_KEYS
         self.sort_key = keys[(keys.index(self.sort_key) + 1) % len(keys)]
         self._refill()
         self.notify(f"sorted by {self.sort_key}", timeout=1.5)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from rich.console import JustifyMethod
 from rich.style import Style
 from rich.text import Text
 
@@ -48,3 +49,13 @@ def short(text: object, width: int) -> str:
     """One line, at most ``width`` characters (ellipsis when cut)."""
     s = clean(text, oneline=True)
     return s if len(s) <= width else s[: max(0, width - 1)] + "…"
+
+
+def lit(text: object, style: str = "", *, justify: JustifyMethod | None = None) -> Text:
+    """One line of ledger text for a table cell, literally (no markup, controls visible)."""
+    return Text(clean(text, oneline=True), style=style, end="", justify=justify)
+
+
+def num(text: str, style: str = "") -> Text:
+    """A right-aligned figure for a table cell."""
+    return Text(text, style=style, justify="right", end="")

@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from curiosity_tui.ledger.render import mark
-from curiosity_tui.ledger_view import State
+from curiosity_tui.ledger.view import State
 from curiosity_tui.widgets.literal import clean, short
 from curiosity_tui.widgets.status import (
     CHANGE_TAG,
@@ -54,9 +54,36 @@ def render_detail(
     *,
     journal: bool = True,
 ) -> Text:
-    """The detail text for node ``nid`` at ``state`` (``events`` None = journal still loading)."""
+    """The detail text for node ``nid`` at ``state`` (``events`` None = journal still loading).
+
+    The sections, in order: head, question, facts, return condition, checks, evidence
+    records, preserved candidates, downgrades and (``journal``) the node's journal events."""
     n = state.nodes[nid]
     t = Text(end="")
+    _head(t, state, nid, n, before)
+    _section(t, "Question")
+    _block(t, n["text"])
+    _facts(t, n["facts"])
+    _return_condition(t, n.get("return_condition"))
+    evidence = {e["id"]: e for e in n.get("evidence", [])}
+    _checks(t, n["checks"], evidence)
+    _evidence_records(t, evidence)
+    _preserved(t, n["preserved"])
+    _downgrades(t, n.get("downgrades", []))
+    if journal:
+        _journal(t, events)
+    return t
+
+
+def _none(t: Text, items: object) -> None:
+    if not items:
+        t.append(INDENT + "none\n", style="dim")
+
+
+def _head(
+    t: Text, state: State, nid: str, n: dict[str, Any], before: dict[str, Any] | None
+) -> None:
+    """What changed here, status, pulse, priorities and queue rank, then the node's history."""
     status = n["status"]
     change = state.changed.get(nid)
     if change:
@@ -88,13 +115,10 @@ def render_detail(
         t.append(f" · merged into {n['merged_into']}", style="magenta")
     t.append("\n")
 
-    _section(t, "Question")
-    _block(t, n["text"])
 
-    facts = n["facts"]
+def _facts(t: Text, facts: list[dict[str, Any]]) -> None:
     _section(t, "Facts", len(facts))
-    if not facts:
-        t.append(INDENT + "none\n", style="dim")
+    _none(t, facts)
     for f in facts:
         t.append(f"{INDENT}s{f['session']}  ", style="dim")
         t.append(clean(f["text"]).replace("\n", "\n" + INDENT * 2))
@@ -102,31 +126,33 @@ def render_detail(
             t.append(f"  [source {clean(f['source'], oneline=True)}]", style="dim")
         t.append("\n")
 
-    rc = n.get("return_condition")
+
+def _return_condition(t: Text, rc: dict[str, Any] | None) -> None:
+    """Required facts with their marks, required actions, the closure test."""
     _section(t, "Return condition")
     if not rc:
         t.append(INDENT + "none\n", style="dim")
-    else:
-        t.append(f"{INDENT}set s{rc['session']}, revision {rc['revision']}\n", style="dim")
-        for r in rc["required_facts"]:
-            t.append(f"{INDENT}{r['id']}  ")
-            t.append(mark(r), style=REQ_STYLE.get(r["status"], ""))
-            t.append("  ")
-            t.append(clean(r["text"]).replace("\n", "\n" + INDENT * 2))
-            t.append("\n")
-        if not rc["required_facts"]:
-            t.append(INDENT + "required facts: none\n", style="dim")
-        for a in rc["required_actions"]:
-            t.append(f"{INDENT}action: ", style="dim")
-            t.append(clean(a).replace("\n", "\n" + INDENT * 2) + "\n")
-        t.append(f"{INDENT}closure test: ", style="dim")
-        t.append(clean(rc["closure_test"] or "(none)").replace("\n", "\n" + INDENT * 2) + "\n")
+        return
+    t.append(f"{INDENT}set s{rc['session']}, revision {rc['revision']}\n", style="dim")
+    for r in rc["required_facts"]:
+        t.append(f"{INDENT}{r['id']}  ")
+        t.append(mark(r), style=REQ_STYLE.get(r["status"], ""))
+        t.append("  ")
+        t.append(clean(r["text"]).replace("\n", "\n" + INDENT * 2))
+        t.append("\n")
+    if not rc["required_facts"]:
+        t.append(INDENT + "required facts: none\n", style="dim")
+    for a in rc["required_actions"]:
+        t.append(f"{INDENT}action: ", style="dim")
+        t.append(clean(a).replace("\n", "\n" + INDENT * 2) + "\n")
+    t.append(f"{INDENT}closure test: ", style="dim")
+    t.append(clean(rc["closure_test"] or "(none)").replace("\n", "\n" + INDENT * 2) + "\n")
 
-    evidence = {e["id"]: e for e in n.get("evidence", [])}
-    checks = n["checks"]
+
+def _checks(t: Text, checks: list[dict[str, Any]], evidence: dict[str, dict[str, Any]]) -> None:
+    """Every check with its result, actor, evidence record status and evidence text."""
     _section(t, "Checks", len(checks))
-    if not checks:
-        t.append(INDENT + "none\n", style="dim")
+    _none(t, checks)
     for c in checks:
         t.append(f"{INDENT}s{c['session']} {c['requirement']}  claimed {c['claimed']} → ")
         t.append(c["result"], style=REQ_STYLE.get(c["result"], ""))
@@ -141,9 +167,10 @@ def render_detail(
         t.append(f"{INDENT * 2}evidence text: ", style="dim")
         t.append(clean(c["evidence_text"]).replace("\n", "\n" + INDENT * 2) + "\n")
 
+
+def _evidence_records(t: Text, evidence: dict[str, dict[str, Any]]) -> None:
     _section(t, "Evidence records", len(evidence))
-    if not evidence:
-        t.append(INDENT + "none\n", style="dim")
+    _none(t, evidence)
     for e in evidence.values():
         t.append(f"{INDENT}{e['id']} {e['requirement']} s{e['session']}  ")
         t.append(e["status"], style=EVIDENCE_STYLE.get(e["status"], ""))
@@ -160,10 +187,10 @@ def render_detail(
         t.append("\n")
         _block(t, e["passage"], indent=INDENT * 2)
 
-    pres = n["preserved"]
+
+def _preserved(t: Text, pres: list[dict[str, Any]]) -> None:
     _section(t, "Preserved candidates", len(pres))
-    if not pres:
-        t.append(INDENT + "none\n", style="dim")
+    _none(t, pres)
     for p in pres:
         delta = "—" if p.get("delta") is None else f"{p['delta']:+.3f}"
         t.append(
@@ -171,10 +198,11 @@ def render_detail(
         )
         _block(t, p["text"], indent=INDENT * 2)
 
-    dgs = n.get("downgrades", [])
+
+def _downgrades(t: Text, dgs: list[dict[str, Any]]) -> None:
+    """Each proposal with its status, new text, grounds and the decision on it."""
     _section(t, "Downgrades", len(dgs))
-    if not dgs:
-        t.append(INDENT + "none\n", style="dim")
+    _none(t, dgs)
     for d in dgs:
         t.append(
             f"{INDENT}{d['id']} {d['action']} {d['requirement']}  proposed s{d['session']} by "
@@ -197,21 +225,21 @@ def render_detail(
             )
             t.append(clean(dec["grounds"]) + "\n")
 
-    if not journal:
-        return t
+
+def _journal(t: Text, events: list[dict[str, Any]] | None) -> None:
+    """The node's own journal events with their seqs (``None``: still loading)."""
     if events is None:
         _section(t, "Journal")
         t.append(INDENT + "loading…\n", style="dim italic")
-    else:
-        _section(t, "Journal", len(events))
-        for ev in events:
-            data = ev.get("data") or {}
-            summary = short(json.dumps(data, ensure_ascii=False, sort_keys=True), 72)
-            t.append(f"{INDENT}seq {ev['seq']:>5} s{ev['session']:<2} ", style="dim")
-            t.append(ev["kind"], style="bold")
-            t.append(f" {clean(ev['actor'], oneline=True)}\n", style="cyan")
-            t.append(f"{INDENT * 3}{summary}\n", style="dim")
-    return t
+        return
+    _section(t, "Journal", len(events))
+    for ev in events:
+        data = ev.get("data") or {}
+        summary = short(json.dumps(data, ensure_ascii=False, sort_keys=True), 72)
+        t.append(f"{INDENT}seq {ev['seq']:>5} s{ev['session']:<2} ", style="dim")
+        t.append(ev["kind"], style="bold")
+        t.append(f" {clean(ev['actor'], oneline=True)}\n", style="cyan")
+        t.append(f"{INDENT * 3}{summary}\n", style="dim")
 
 
 class NodeDetail(VerticalScroll):

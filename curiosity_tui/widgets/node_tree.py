@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from curiosity_tui.ledger_view import State
+from curiosity_tui.ledger.view import State
 from curiosity_tui.widgets.literal import short
 from curiosity_tui.widgets.status import CHANGE_TAG, STATUS_STYLE, glyph
 
@@ -58,7 +58,7 @@ def node_label(state: State, nid: str, width: int = 90) -> Text:
 
 
 class LedgerTree(Tree[TreeData]):
-    """A lazily built tree over a :class:`~curiosity_tui.ledger_view.State`."""
+    """A lazily built tree over a :class:`~curiosity_tui.ledger.view.State`."""
 
     CHUNK = 200
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from curiosity_tui.ledger_view import Position
+from curiosity_tui.ledger.view import Position
 
 
 class SessionBar(Static):

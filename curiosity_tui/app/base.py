@@ -1,0 +1,95 @@
+"""What every app of curiosity-tui carries: help (``?``), the command palette, the keymap,
+the stylesheet and the navigator (:mod:`curiosity_tui.app.navigator`).
+
+Every binding has an ``id`` so keys can be remapped: pass ``keymap={"browser.next": "n"}`` or
+point ``CURIOSITY_TUI_KEYMAP`` at a TOML file with a ``[keymap]`` table of id = "key".
+The command palette (ctrl+p) offers the app's commands plus those of the current screen
+(each screen lists them in ``palette_commands``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from curiosity_tui.app.navigator import Navigation
+
+KEYMAP_ENV = "CURIOSITY_TUI_KEYMAP"
+HERE = Path(__file__).resolve().parent
+#: the shell every app loads; see the .tcss files for which app loads which
+SHELL_CSS = HERE / "shell.tcss"
+TABLES_CSS = HERE / "tables.tcss"
+
+
+def load_keymap(path: str | Path | None) -> dict[str, str]:
+    """A ``[keymap]`` table (binding id = "keys") from a TOML file; {} when there is none."""
+    if not path:
+        return {}
+    p = Path(path).expanduser()
+    if not p.is_file():
+        return {}
+    import tomllib
+
+    with p.open("rb") as fh:
+        data = tomllib.load(fh)
+    table = data.get("keymap", data)
+    return {str(k): str(v) for k, v in table.items() if isinstance(v, str)}
+
+
+def env_keymap(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The keymap of ``$CURIOSITY_TUI_KEYMAP`` with ``extra`` merged over it."""
+    keymap = load_keymap(os.environ.get(KEYMAP_ENV))
+    keymap.update(extra or {})
+    return keymap
+
+
+class AppBase(Navigation):
+    """The base of every app: subclasses set ``TITLE`` and push their first screen(s) in
+    :meth:`open_home` (not ``on_mount``, so the keymap is in place first)."""
+
+    CSS_PATH = [SHELL_CSS]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "Help", id="app.help"),
+        Binding("ctrl+q", "quit", "Quit", show=False, id="app.quit", priority=True),
+        Binding("ctrl+b", "back", "Back", show=False, id="app.back"),
+    ]
+
+    def __init__(self, *, keymap: dict[str, str] | None = None, theme: str | None = None) -> None:
+        super().__init__()
+        self.initial_keymap = dict(keymap or {})
+        if theme:
+            self.theme = theme
+
+    def on_mount(self) -> None:
+        if self.initial_keymap:
+            self.set_keymap(self.initial_keymap)
+        self.open_home()
+
+    def open_home(self) -> None:
+        """Push the app's first screen(s)."""
+
+    async def action_back(self) -> None:
+        """Leave the current screen (never the first one): for screens without their own Back."""
+        if len(self.screen_stack) > 2:
+            self.pop_screen()
+
+    def action_help(self) -> None:
+        from curiosity_tui.screens.help import HelpScreen
+
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss()
+            return
+        self.push_screen(HelpScreen(self.screen))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        provider = getattr(screen, "palette_commands", None)
+        if provider is not None:
+            yield from provider()
+        yield SystemCommand("Help", "Keys of this screen (?)", self.action_help)
+        yield from super().get_system_commands(screen)

@@ -1,0 +1,122 @@
+"""The one navigator: every screen change a screen asks for goes through here.
+
+Screens never import sibling screens; they call ``navigator(self).open_…`` (the
+:class:`~curiosity_tui.screens.base.Navigator` protocol) and this class — a base of every app
+of ours — imports the screen class and pushes it. The imports sit inside the methods so that
+importing the app loads no screen it has not opened yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual.app import App
+from textual.screen import Screen
+
+if TYPE_CHECKING:
+    from curiosity_tui.contract.downgrades import PendingDowngrade
+    from curiosity_tui.ledger.ledger import Ledger
+    from curiosity_tui.ledger.view import LedgerView
+
+
+class Navigation(App[None]):
+    """``open_*`` push one screen; ``ask_*`` push a modal and hand its result to ``done``."""
+
+    #: a standalone app exits when the screen it was started for is closed
+    EXIT_WITH_LAST_SCREEN: ClassVar[bool] = False
+
+    def open_ledger(self, path: Path, node: str | None = None) -> None:
+        from curiosity_tui.screens.browser import BrowserScreen
+
+        self.push_screen(BrowserScreen(Path(path), node=node))
+
+    def show_node(self, path: Path, node: str, *, closing: Screen) -> None:
+        """Show ``node`` in the browser of ``path``: the one right under ``closing`` (which
+        closes) when there is one, else a new browser."""
+        from curiosity_tui.screens.browser import BrowserScreen
+
+        below = self.screen_stack[-2] if len(self.screen_stack) > 1 else None
+        if isinstance(below, BrowserScreen) and below.path == Path(path):
+            closing.dismiss()
+            below.goto_node(node)
+        else:
+            self.push_screen(BrowserScreen(Path(path), node=node))
+
+    def open_pack(self, path: Path) -> None:
+        from curiosity_tui.screens.pack_open import PackOpenScreen
+
+        self.push_screen(PackOpenScreen(Path(path)))
+
+    def open_rating(self, packdir: Path, rater: str, *, closing: Screen | None = None) -> None:
+        """Rate ``packdir`` as ``rater``. A bad pack or rater raises ``CuriosityError`` before
+        anything changes; otherwise ``closing`` (the dialog that asked) closes first."""
+        from curiosity_tui.screens.rating import RatingScreen
+
+        screen = RatingScreen(Path(packdir), rater)
+        if closing is not None:
+            closing.dismiss()
+        self.push_screen(screen)
+
+    def open_agreement(self, packdir: Path) -> None:
+        from curiosity_tui.screens.agreement import AgreementScreen
+
+        self.push_screen(AgreementScreen(Path(packdir)))
+
+    def open_audit(self, path: Path) -> None:
+        from curiosity_tui.screens.audit import AuditScreen
+
+        self.push_screen(AuditScreen(Path(path)))
+
+    def open_downgrades(self, path: Path, *, ledger: Ledger | None = None) -> None:
+        from curiosity_tui.screens.downgrades import DowngradesScreen
+
+        self.push_screen(DowngradesScreen(Path(path), ledger=ledger))
+
+    def open_analysis(self, paths: Sequence[Path]) -> None:
+        from curiosity_tui.screens.analysis import AnalysisScreen
+
+        self.push_screen(AnalysisScreen([Path(p) for p in paths]))
+
+    def open_rendering(self, view: LedgerView, session: int) -> None:
+        from curiosity_tui.screens.rendering import RenderingScreen
+
+        self.push_screen(RenderingScreen(view, session))
+
+    def open_curator(
+        self, ledger: Ledger, after: int, actor: str, resume: Callable[[], None]
+    ) -> None:
+        from curiosity_tui.screens.curator import CuratorScreen
+
+        self.push_screen(CuratorScreen(ledger, after, actor, resume))
+
+    def ask_search(
+        self, nodes: dict[str, Any], done: Callable[[tuple[str, list[str]] | None], None]
+    ) -> None:
+        from curiosity_tui.screens.search import SearchScreen
+
+        self.push_screen(SearchScreen(nodes), done)
+
+    def ask_reason(self, title: str, done: Callable[[Any], None], **form: Any) -> None:
+        """The curator's reason form; ``done`` gets an ``ActionForm`` or ``None``."""
+        from curiosity_tui.screens.reason import ReasonScreen
+
+        self.push_screen(ReasonScreen(title, **form), done)
+
+    def ask_decision(
+        self,
+        proposal: PendingDowngrade,
+        decision: str,
+        done: Callable[[tuple[str, str] | None], None],
+    ) -> None:
+        from curiosity_tui.screens.decide import DecideScreen
+
+        self.push_screen(DecideScreen(proposal, decision), done)
+
+    def close_screen(self, screen: Screen) -> None:
+        """Close ``screen``; a standalone app whose only screen it is exits instead."""
+        if self.EXIT_WITH_LAST_SCREEN and len(self.screen_stack) <= 2:
+            self.exit()
+        else:
+            screen.dismiss()

@@ -1,0 +1,87 @@
+"""The apps that host one screen: blind rating (``curiosity-tui rate``), agreement
+(``curiosity-tui agreement --tui``) and analysis (``AnalysisApp(paths).run()``).
+
+Each is a thin :class:`~curiosity_tui.app.base.AppBase`: the same help, palette, keymap
+(``$CURIOSITY_TUI_KEYMAP``) and shell stylesheet as the full app. The agreement app is never
+reachable from the rating app: a rater must not see other raters' work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from curiosity_tui.app.base import SHELL_CSS, TABLES_CSS, AppBase, env_keymap
+
+__all__ = ["AgreementApp", "AnalysisApp", "RatingApp"]
+
+
+class RatingApp(AppBase):
+    """Hosts :class:`~curiosity_tui.screens.rating.RatingScreen` for
+    ``curiosity-tui rate PACKDIR --rater NAME``."""
+
+    TITLE = "curiosity-tui · blind rating"
+
+    def __init__(
+        self, packdir: str | Path, rater: str, *, keymap: dict[str, str] | None = None
+    ) -> None:
+        from curiosity_tui.screens.rating import RatingScreen
+
+        super().__init__(keymap=env_keymap(keymap))
+        self.packdir = Path(packdir)
+        self.rater = rater
+        # Built here so a bad pack or rater name fails before the terminal is taken over.
+        self.rating_screen = RatingScreen(self.packdir, self.rater)
+
+    def open_home(self) -> None:
+        self.push_screen(self.rating_screen)
+
+
+class AgreementApp(AppBase):
+    """Hosts :class:`~curiosity_tui.screens.agreement.AgreementScreen` (coordinator only)."""
+
+    TITLE = "curiosity-tui · agreement"
+
+    def __init__(
+        self,
+        packdir: str | Path,
+        *,
+        n_boot: int = 10_000,
+        seed: int = 0,
+        keymap: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(keymap=env_keymap(keymap))
+        self.packdir = Path(packdir)
+        self.n_boot = n_boot
+        self.seed = seed
+
+    def open_home(self) -> None:
+        from curiosity_tui.screens.agreement import AgreementScreen
+
+        self.push_screen(AgreementScreen(self.packdir, n_boot=self.n_boot, seed=self.seed))
+
+
+class AnalysisApp(AppBase):
+    """The analysis screen on its own: ``AnalysisApp(paths).run()`` (and tests)."""
+
+    TITLE = "curiosity-tui analysis"
+    CSS_PATH = [SHELL_CSS, TABLES_CSS]
+    EXIT_WITH_LAST_SCREEN = True
+
+    def __init__(
+        self,
+        paths: Path | str | Iterable[Path | str],
+        chain: Path | None = None,
+        *,
+        keymap: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(keymap=env_keymap(keymap))
+        if isinstance(paths, (str, Path)):
+            paths = [paths]
+        self.paths = [Path(p) for p in paths]
+        self.chain = chain
+
+    def open_home(self) -> None:
+        from curiosity_tui.screens.analysis import AnalysisScreen
+
+        self.push_screen(AnalysisScreen(self.paths, self.chain))
