@@ -87,21 +87,28 @@ class RecordingProxy:
                 for e in self.exchanges
             )
 
-    def forward(self, method: str, path: str, body: bytes | None) -> tuple[int, bytes, str]:
+    def forward(
+        self, method: str, path: str, body: bytes | None, headers: dict[str, str]
+    ) -> tuple[int, bytes, dict[str, str]]:
         upstream = self.chat_upstream
         if path.rstrip("/").endswith("/embeddings") and self.embed_upstream:
             upstream = self.embed_upstream
         request = urllib.request.Request(upstream + path, data=body, method=method)
-        request.add_header("Content-Type", "application/json")
+        for name, value in headers.items():
+            if name.lower() not in _HOP_BY_HOP:
+                request.add_header(name, value)
         try:
             with urllib.request.urlopen(request, timeout=self.upstream_timeout_s) as reply:
-                return (
-                    reply.status,
-                    reply.read(),
-                    reply.headers.get("Content-Type", "application/json"),
-                )
+                return reply.status, reply.read(), _end_to_end(reply.headers.items())
         except urllib.error.HTTPError as err:
-            return err.code, err.read(), "application/json"
+            return err.code, err.read(), _end_to_end(err.headers.items())
+
+
+_HOP_BY_HOP = {"host", "content-length", "connection", "keep-alive", "transfer-encoding"}
+
+
+def _end_to_end(items: Any) -> dict[str, str]:
+    return {k: v for k, v in items if k.lower() not in _HOP_BY_HOP}
 
 
 def _request_fields(body: bytes | None) -> tuple[str | None, int | None]:
@@ -127,9 +134,11 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else None
         fmt, max_tokens = _request_fields(body)
         if self.owner.refuse_json_schema and fmt == "json_schema":
-            status, payload, ctype = 500, _refusal(), "application/json"
+            status, payload, headers = 500, _refusal(), {"Content-Type": "application/json"}
         else:
-            status, payload, ctype = self.owner.forward(method, self.path, body)
+            status, payload, headers = self.owner.forward(
+                method, self.path, body, dict(self.headers.items())
+            )
         self.owner.record(
             Exchange(
                 method=method,
@@ -141,11 +150,15 @@ class _Handler(BaseHTTPRequestHandler):
                 response_excerpt=payload[:EXCERPT].decode("utf-8", "replace"),
             )
         )
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        try:
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+        except (BrokenPipeError, ConnectionResetError):
+            return  # the client gave up (its timeout); the exchange is recorded all the same
 
     def do_GET(self) -> None:  # noqa: N802 - stdlib naming
         self._handle("GET")
