@@ -24,6 +24,7 @@ from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.screens.base import AppScreen
 from curiosity_tui.widgets.literal import clean, short
+from curiosity_tui.widgets.ordered import push_when_ready
 from curiosity_tui.widgets.status import EVIDENCE_STYLE, REQ_STYLE
 
 
@@ -92,8 +93,9 @@ class DowngradesScreen(AppScreen):
     DowngradesScreen #dg-detail { width: 1fr; padding: 0 1; border-left: solid $panel; }
     """
     BINDINGS = [
-        Binding("a", "decide('approve')", "Approve…", id="downgrades.approve"),
-        Binding("x", "decide('reject')", "Reject…", id="downgrades.reject"),
+        # Priority: the form must be up before the app reads the keys typed after these.
+        Binding("a", "decide('approve')", "Approve…", id="downgrades.approve", priority=True),
+        Binding("x", "decide('reject')", "Reject…", id="downgrades.reject", priority=True),
         Binding("r", "reload", "Reload", id="downgrades.reload"),
         Binding("escape", "back", "Back", id="downgrades.back"),
     ]
@@ -216,10 +218,10 @@ class DowngradesScreen(AppScreen):
             body.update(proposal_detail(p))
 
     @on(DataTable.RowSelected, "#dg-pending")
-    def _selected(self, event: DataTable.RowSelected) -> None:
-        self.action_decide("approve")
+    async def _selected(self, event: DataTable.RowSelected) -> None:
+        await self.action_decide("approve")
 
-    def action_decide(self, decision: str) -> None:
+    async def action_decide(self, decision: str) -> None:
         p = self._current()
         if p is None or p.status != "pending":
             self.notify("Select a pending proposal.", severity="warning")
@@ -230,7 +232,7 @@ class DowngradesScreen(AppScreen):
             if result is not None:
                 self._write(p.id, result[0], result[1])
 
-        self.app.push_screen(DecideScreen(p, decision), done)
+        await push_when_ready(self.app, DecideScreen(p, decision), done)
 
     @work(thread=True, exclusive=True, group="dg-write")
     def _write(self, proposal: str, decision: str, grounds: str) -> None:

@@ -78,8 +78,10 @@ class RatingScreen(Screen[None]):
     #rating-items { width: 30; display: none; border-right: solid $primary-lighten-2; }
     #rating-items.open { display: block; }
     #rating-item { width: 3fr; padding: 0 1; border-right: solid $primary-lighten-2; }
-    #rating-form { width: 2fr; padding: 0 1; }
-    #rating-guide { color: $text; background: $boost; padding: 0 1; margin-bottom: 1; }
+    #rating-side { width: 2fr; }
+    #rating-form { height: 1fr; padding: 0 1; }
+    #rating-guide { height: auto; max-height: 40%; background: $boost; padding: 0 1;
+        border-bottom: solid $primary-lighten-2; }
     #rating-guide.closed { display: none; }
     .section-title { text-style: bold; margin-top: 1; color: $accent; }
     .section-text { margin-bottom: 1; }
@@ -136,6 +138,7 @@ class RatingScreen(Screen[None]):
         # (question, grounds) right after a category key: an Enter before anything is typed
         # confirms the pick and stays in the grounds (raters press key, Enter, then type).
         self._picked: tuple[str, str] | None = None
+        self._quote_msg_for: dict[str, str] = {}  # question → the quote text its message is about
         for key, (qid, cat) in self.key_map.items():
             label = self.scheme.question(qid).category(cat).label
             self._bindings.bind(key, f"pick('{key}')", f"{qid}: {label}", show=False, priority=True)
@@ -151,17 +154,19 @@ class RatingScreen(Screen[None]):
                 for i, title in enumerate(self.scheme.sections, start=1):
                     yield Static(title, classes="section-title", id=f"section-title-{i}")
                     yield Static("", classes="section-text", id=f"section-{i}", markup=False)
-            with VerticalScroll(id="rating-form"):
-                yield Static(self._guide_text(), id="rating-guide")
-                yield Static(KEYS_LINE, id="rating-keys", markup=False)
-                for q in self.scheme.questions:
-                    yield from self._compose_question(q)
-                yield OrderedInput(
-                    placeholder="note for the coordinator (Enter saves, empty "
-                    "withdraws the flag, Esc cancels)",
-                    id="rating-flag",
-                )
-                yield Static("", id="rating-message")
+            with Vertical(id="rating-side"):
+                with VerticalScroll(id="rating-guide"):
+                    yield Static(self._guide_text(), id="rating-guide-text")
+                with VerticalScroll(id="rating-form"):
+                    yield Static(KEYS_LINE, id="rating-keys", markup=False)
+                    for q in self.scheme.questions:
+                        yield from self._compose_question(q)
+                    yield OrderedInput(
+                        placeholder="note for the coordinator (Enter saves, empty withdraws "
+                        "the flag, Esc cancels)",
+                        id="rating-flag",
+                    )
+                    yield Static("", id="rating-message")
         yield Footer()
 
     def _guide_text(self) -> Text:
@@ -259,7 +264,7 @@ class RatingScreen(Screen[None]):
         else:
             self._message("")
         self._refresh_status()
-        self.set_focus(self._row(self.scheme.questions[0].id))
+        self._focus_row(self.scheme.questions[0].id)
 
     def _apply(self, d: Draft) -> None:
         for q in self.scheme.questions:
@@ -327,7 +332,9 @@ class RatingScreen(Screen[None]):
         if wid.startswith("grounds-"):
             self._refresh_errors(wid.removeprefix("grounds-"))
         elif wid.startswith("quote-"):
-            self.query_one(f"#quote-msg-{wid.removeprefix('quote-')}", Static).update("")
+            qid = wid.removeprefix("quote-")
+            if self._quote_msg_for.get(qid) != event.value:  # edited since the verdict
+                self.query_one(f"#quote-msg-{qid}", Static).update("")
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -342,10 +349,14 @@ class RatingScreen(Screen[None]):
             return isinstance(focused, (Input, OptionList))
         return True
 
-    def _next_row(self, qid: str) -> ChoiceRow:
+    def _focus_row(self, qid: str) -> None:
+        """Focus a category row with its question's prompt in view above it."""
+        self.set_focus(self._row(qid), scroll_visible=False)
+        self.query_one(f"#q-{qid}").scroll_visible(animate=False, top=True)
+
+    def _next_qid(self, qid: str) -> str:
         ids = [q.id for q in self.scheme.questions]
-        i = ids.index(qid)
-        return self._row(ids[min(i + 1, len(ids) - 1)])
+        return ids[min(ids.index(qid) + 1, len(ids) - 1)]
 
     async def action_pick(self, key: str) -> None:
         await drain(self.focused)
@@ -379,14 +390,17 @@ class RatingScreen(Screen[None]):
                 self._reveal(qid)
                 return
             self._reveal(qid)
-            self.set_focus(self._quote_box(qid) if q.max_quotes else self._next_row(qid))
+            if q.max_quotes:
+                self.set_focus(self._quote_box(qid))
+            else:
+                self._focus_row(self._next_qid(qid))
         elif qid:  # a quote line
             box = self._quote_box(qid)
             if box.value.strip():
                 self._add_quote(qid, box.value)
             else:
                 self._reveal(qid)
-                self.set_focus(self._next_row(qid))
+                self._focus_row(self._next_qid(qid))
 
     async def action_leave_input(self) -> None:
         focused = self.focused
@@ -399,7 +413,7 @@ class RatingScreen(Screen[None]):
         qid = self._qid_of(focused)
         if qid:
             self._reveal(qid)
-        self.set_focus(self._row(qid or self.scheme.questions[0].id))
+        self._focus_row(qid or self.scheme.questions[0].id)
 
     async def action_step(self, delta: int) -> None:
         focused = self.focused
@@ -416,6 +430,7 @@ class RatingScreen(Screen[None]):
     def _add_quote(self, qid: str, value: str) -> bool:
         q = self.scheme.question(qid)
         msg = self.query_one(f"#quote-msg-{qid}", Static)
+        self._quote_msg_for[qid] = value
         quote = normalise_ws(value)
         if len(self.quotes[qid]) >= q.max_quotes:
             msg.update(
@@ -434,6 +449,7 @@ class RatingScreen(Screen[None]):
             msg.update(Text(f"refused: {short or chk.reason}", style="red"))
             return False
         self.quotes[qid].append(quote)
+        self._quote_msg_for[qid] = ""
         self._quote_box(qid).value = ""
         msg.update(Text(f"accepted (section {chk.section})", style="green"))
         self._refresh_quotes(q)
@@ -484,9 +500,10 @@ class RatingScreen(Screen[None]):
         if wrong:
             first = wrong[0]
             self._message(f"not saved: {first}: {'; '.join(self.problems(first))}", "error")
-            self.set_focus(
-                self._row(first) if self.categories.get(first) is None else self._grounds(first)
-            )
+            if self.categories.get(first) is None:
+                self._focus_row(first)
+            else:
+                self.set_focus(self._grounds(first))
             return
         try:
             rec = self.session.save(self.item_id, self.answers())
@@ -568,7 +585,7 @@ class RatingScreen(Screen[None]):
         ol = self.query_one("#rating-items", OptionList)
         if ol.has_class("open"):
             ol.remove_class("open")
-            self.set_focus(self._row(self.scheme.questions[0].id))
+            self._focus_row(self.scheme.questions[0].id)
             return
         self._refresh_items()
         ol.add_class("open")
@@ -592,7 +609,7 @@ class RatingScreen(Screen[None]):
             return
         box.remove_class("open")
         self._refresh_status()
-        self.set_focus(self._row(self.scheme.questions[0].id))
+        self._focus_row(self.scheme.questions[0].id)
         self._message(
             f"flagged {rec.item} for the coordinator"
             if rec.note

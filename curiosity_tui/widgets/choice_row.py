@@ -26,8 +26,8 @@ class Choice:
 
 class ChoiceRow(Widget, can_focus=True):
     DEFAULT_CSS = """
-    ChoiceRow { height: auto; padding: 0 1; border: tall $panel; }
-    ChoiceRow:focus { border: tall $accent; background: $boost; }
+    ChoiceRow { height: auto; padding: 0 1; border-left: outer $panel; }
+    ChoiceRow:focus { border-left: outer $accent; background: $boost; }
     """
 
     chosen: reactive[str | None] = reactive(None)

@@ -28,9 +28,9 @@ from textual.app import App
 from textual.events import Key
 from textual.message_pump import MessagePump
 from textual.screen import Screen
-from textual.widgets import Input, TextArea
+from textual.widgets import Input, OptionList, TextArea
 
-__all__ = ["OrderedInput", "OrderedTextArea", "drain", "push_when_ready"]
+__all__ = ["OrderedInput", "OrderedOptionList", "OrderedTextArea", "drain", "push_when_ready"]
 
 # Only a safety net: a widget that stops running while we wait must not hang the app.
 _DRAIN_LIMIT_S = 5.0
@@ -52,7 +52,7 @@ async def drain(widget: MessagePump | None) -> None:
         await asyncio.wait_for(asyncio.shield(done), _DRAIN_LIMIT_S)
 
 
-async def _own_binding(widget: Input | TextArea, event: Key) -> bool:
+async def _own_binding(widget: Input | TextArea | OptionList, event: Key) -> bool:
     """Run ``widget``'s own (non-priority) binding for ``event`` now, in the widget's task."""
     for binding in widget._bindings.key_to_bindings.get(event.key, ()):
         if binding.priority:
@@ -79,6 +79,14 @@ class OrderedTextArea(TextArea):
         typed = event.is_printable or event.key in ("enter", "tab")
         if typed or not await _own_binding(self, event):
             await super()._on_key(event)
+
+
+class OrderedOptionList(OptionList):
+    """An :class:`OptionList` whose cursor keys move the highlight in order with the burst."""
+
+    async def _on_key(self, event: Key) -> None:
+        if event.key != "enter":
+            await _own_binding(self, event)
 
 
 async def push_when_ready(
