@@ -118,9 +118,7 @@ async def test_human_curated_run_of_three_sessions(tmp_path: Path, server: Scrip
         assert isinstance(app.screen, DecideScreen)
         await pilot.press(*"ok fine", "ctrl+s")
         assert isinstance(app.screen, DecideScreen)  # not a sentence: not submitted
-        await pilot.press(
-            "ctrl+a", *" - the catalogues were checked and hold no such counts.", "ctrl+s"
-        )
+        await pilot.press(*" - the catalogues were checked and hold no such counts.", "ctrl+s")
         await wait_for(
             pilot,
             lambda: any(e.kind == "downgrade_decided" for e in journal(path)),

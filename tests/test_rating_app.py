@@ -88,18 +88,34 @@ async def test_pilot_rate_three_refuse_quote_kill_restart_resume(pack: Path) -> 
     assert not key.exists()
 
 
-async def test_grounds_cannot_be_empty_and_save_refuses(pack: Path) -> None:
+async def test_errors_appear_on_leaving_or_saving_and_clear_when_fixed(pack: Path) -> None:
     app = RatingApp(pack, "ann")
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("b", "enter")  # empty grounds
-        assert "grounds are required" in _text(app, "#rating-message")
-        grounds = app.screen.query_one("#grounds-q1", Input)
-        assert not grounds.is_valid
-        await pilot.press("escape", "n", *"fine", "enter", "enter", "ctrl+s")
-        await pilot.pause()
-        assert "grounds are required" in _text(app, "#rating-message")
+        assert _text(app, "#error-q1") == "" and _text(app, "#error-q2") == ""
+        await pilot.press("b")
+        assert _text(app, "#error-q1") == ""  # nothing typed yet, nothing left yet: no error
+        await pilot.press("enter")  # right after the key: confirms the pick, no error yet
+        assert _text(app, "#error-q1") == ""
+        await pilot.press("enter")  # leaving empty grounds is refused, with the reason
+        assert "grounds are required" in _text(app, "#error-q1")
+        assert app.focused is app.screen.query_one("#grounds-q1", Input)
+        await pilot.press(*"fine")
+        assert _text(app, "#error-q1") == ""  # cleared as soon as it is fixed
+        await pilot.press("enter", "ctrl+s")
+        assert "not saved" in _text(app, "#rating-message")
+        assert "pick a category" in _text(app, "#error-q2")
         assert app.rating_screen.progress == (1, 0, 6)
-    assert not (pack / "ratings" / "ann.jsonl").exists()
+        await pilot.press("n")
+        assert "grounds are required" in _text(app, "#error-q2")
+        await pilot.press(*"fine too")
+        assert _text(app, "#error-q2") == ""
+        await pilot.press("ctrl+s")
+        assert app.rating_screen.progress == (2, 1, 6)
+    recs = read_ratings(pack / "ratings" / "ann.jsonl")
+    assert [(a.category, a.grounds) for a in recs[0].answers.values()] == [
+        ("built", "fine"),
+        ("none", "fine too"),
+    ]
 
 
 async def test_go_back_and_revise_appends_revision(pack: Path) -> None:
@@ -118,14 +134,30 @@ async def test_go_back_and_revise_appends_revision(pack: Path) -> None:
     assert [(r.revision, r.answers["q1"].category) for r in recs] == [(0, "built"), (1, "fresh")]
 
 
-async def test_unsaved_changes_warn_before_moving(pack: Path) -> None:
+async def test_moving_away_keeps_a_draft_and_brings_it_back(pack: Path) -> None:
     app = RatingApp(pack, "ann")
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("b", "escape", "right_square_bracket")
-        assert "unsaved" in _text(app, "#rating-message")
-        assert app.rating_screen.progress[0] == 1
-        await pilot.press("right_square_bracket")
-        assert app.rating_screen.progress[0] == 2
+        scr = app.rating_screen
+        await pilot.press("b", *"half done", "escape", "right_square_bracket")
+        assert scr.progress[0] == 2
+        assert "draft of item 1 kept" in _text(app, "#rating-message")
+        await pilot.press("right_square_bracket")  # past item 2 (nothing typed: no draft)
+        assert scr.progress[0] == 3
+        assert [state for _, state in scr.item_marks()[:3]] == [
+            "unrated · draft",
+            "unrated",
+            "unrated",
+        ]
+        await pilot.press("left_square_bracket", "left_square_bracket")
+        assert scr.progress[0] == 1
+        assert scr.categories == {"q1": "built", "q2": None}
+        assert app.screen.query_one("#grounds-q1", Input).value == "half done"
+        assert "draft" in _text(app, "#rating-message")
+        await pilot.press("n", *"none seen", "enter", "enter", "ctrl+s")
+        assert scr.progress == (2, 1, 6)
+        assert "draft" not in scr.item_marks()[0][1]
+    recs = read_ratings(pack / "ratings" / "ann.jsonl")
+    assert recs[0].answers["q1"].grounds == "half done"
 
 
 async def test_agreement_screen_shows_tables_and_undefined(pack: Path) -> None:

@@ -120,3 +120,40 @@ def test_rate_in_a_terminal_sigkill_and_resume(tmp_path: Path) -> None:
     finally:
         t2.kill()
     assert len(read_ratings(ratings)) == 2
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="pty driving is tested on Linux")
+def test_whole_items_written_to_the_terminal_in_one_burst(tmp_path: Path) -> None:
+    """Each item's keystrokes reach the app in a single write, as from a paste or
+    ``tmux send-keys``: categories, grounds and quotes are saved exactly as typed."""
+    pack = tmp_path / "pack"
+    build_pack(hand_made_materials(), load_scheme("pilot-01"), pack, seed=2)
+    ratings = pack / "ratings" / "ann.jsonl"
+    s = RatingSession(pack, "ann")
+    quote = " ".join(s.pack.item(s.order[1]).sections[2].split()[:4])
+
+    t = Term(["rate", str(pack), "--rater", "ann"])
+    try:
+        t.wait_for(r"item 1 of 6")
+        t.send("b\rit develops the input topics\rn\rall statements are questions\r\r\x13", 0)
+        _wait_records(ratings, 1)
+        t.wait_for(r"item 2 of 6")
+        t.send(f"f\rstarts over\rs\rone figure\r{quote}\r\r\x13", 0)
+        _wait_records(ratings, 2)
+        t.wait_for(r"item 3 of 6")
+        # back to the rated item 2 and revise it, again in one write
+        t.send("[f\rrevised grounds\rm\rmany figures\r\r\x13", 0)
+        _wait_records(ratings, 3)
+    finally:
+        t.kill()
+    recs = read_ratings(ratings)
+    got = [[(a.category, a.grounds, a.quotes) for a in r.answers.values()] for r in recs]
+    assert got == [
+        [
+            ("built", "it develops the input topics", []),
+            ("none", "all statements are questions", []),
+        ],
+        [("fresh", "starts over", []), ("some", "one figure", [quote])],
+        [("fresh", "revised grounds", []), ("many", "many figures", [quote])],
+    ]
+    assert [r.revision for r in recs] == [0, 0, 1]

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual.app import App
 from textual.screen import Screen
 
+from curiosity_tui.widgets.ordered import push_when_ready
+
 if TYPE_CHECKING:
     from curiosity_tui.contract.downgrades import PendingDowngrade
     from curiosity_tui.ledger.ledger import Ledger
@@ -98,13 +100,15 @@ class Navigation(App[None]):
 
         self.push_screen(SearchScreen(nodes), done)
 
-    def ask_reason(self, title: str, done: Callable[[Any], None], **form: Any) -> None:
-        """The curator's reason form; ``done`` gets an ``ActionForm`` or ``None``."""
+    async def ask_reason(self, title: str, done: Callable[[Any], None], **form: Any) -> None:
+        """The curator's reason form; ``done`` gets an ``ActionForm`` or ``None``. Returns once the
+        form has mounted and focused its first field, so keys typed after the opening key land
+        in it (widgets/ordered.py)."""
         from curiosity_tui.screens.reason import ReasonScreen
 
-        self.push_screen(ReasonScreen(title, **form), done)
+        await push_when_ready(self, ReasonScreen(title, **form), done)
 
-    def ask_decision(
+    async def ask_decision(
         self,
         proposal: PendingDowngrade,
         decision: str,
@@ -112,7 +116,7 @@ class Navigation(App[None]):
     ) -> None:
         from curiosity_tui.screens.decide import DecideScreen
 
-        self.push_screen(DecideScreen(proposal, decision), done)
+        await push_when_ready(self, DecideScreen(proposal, decision), done)
 
     def close_screen(self, screen: Screen) -> None:
         """Close ``screen``; a standalone app whose only screen it is exits instead."""

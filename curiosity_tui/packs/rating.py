@@ -34,6 +34,7 @@ __all__ = [
     "RatingSession",
     "check_quote",
     "normalise_ws",
+    "quote_length_problem",
     "ratings_path",
     "read_ratings",
     "validate_answers",
@@ -133,6 +134,18 @@ def check_quote(quote: str, sections: list[str]) -> QuoteCheck:
     )
 
 
+def quote_length_problem(quote: str, q: Question) -> str | None:
+    """Why ``quote`` is too short for question ``q`` (its scheme sets the minimum), or None."""
+    text = normalise_ws(quote)
+    words = len(text.split())
+    if len(text) < q.quote_min_chars or words < q.quote_min_words:
+        return (
+            f"too short: a quote needs at least {q.quote_min_chars} characters and "
+            f"{q.quote_min_words} words (this one has {len(text)} and {words})"
+        )
+    return None
+
+
 def validate_answers(
     scheme: Scheme, item: PackItem, answers: Mapping[str, QuestionAnswer | Mapping[str, object]]
 ) -> dict[str, QuestionAnswer]:
@@ -170,6 +183,9 @@ def _validate_one(q: Question, item: PackItem, ans: QuestionAnswer) -> QuestionA
     if len(set(quotes)) != len(quotes):
         raise RatingError(f"item {item.id}, {q.id}: the same quote is given twice")
     for i, quote in enumerate(quotes, start=1):
+        short = quote_length_problem(quote, q)
+        if short:
+            raise RatingError(f"item {item.id}, {q.id}, quote {i}: {short}")
         chk = check_quote(quote, item.sections)
         if not chk.ok:
             raise RatingError(f"item {item.id}, {q.id}, quote {i}: {chk.reason}")

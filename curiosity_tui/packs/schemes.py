@@ -51,6 +51,15 @@ class Question(BaseModel):
     max_quotes: int = Field(0, ge=0, le=10)
     min_quotes: int = Field(0, ge=0, le=10)
     quote_help: str = ""
+    quote_min_chars: int = Field(
+        12,
+        ge=1,
+        le=500,
+        description="a quote shorter than this (after whitespace folding) is refused",
+    )
+    quote_min_words: int = Field(
+        2, ge=1, le=50, description="a quote needs at least this many words"
+    )
 
     @model_validator(mode="after")
     def _check(self) -> Question:

@@ -44,8 +44,8 @@ class Navigator(Protocol):
     def ask_search(
         self, nodes: dict[str, Any], done: Callable[[tuple[str, list[str]] | None], None]
     ) -> None: ...
-    def ask_reason(self, title: str, done: Callable[[Any], None], **form: Any) -> None: ...
-    def ask_decision(
+    async def ask_reason(self, title: str, done: Callable[[Any], None], **form: Any) -> None: ...
+    async def ask_decision(
         self,
         proposal: PendingDowngrade,
         decision: str,

@@ -54,10 +54,11 @@ class CuratorScreen(AppScreen):
     CuratorScreen NodeDetail { width: 1fr; border-left: solid $panel; }
     """
     BINDINGS = [
-        Binding("p", "priority", "Priority…", id="curator.priority"),
-        Binding("m", "merge", "Merge…", id="curator.merge"),
-        Binding("x", "archive", "Archive…", id="curator.archive"),
-        Binding("u", "revive", "Revive…", id="curator.revive"),
+        # Priority: the form must be up before the app reads the keys typed after these.
+        Binding("p", "priority", "Priority…", id="curator.priority", priority=True),
+        Binding("m", "merge", "Merge…", id="curator.merge", priority=True),
+        Binding("x", "archive", "Archive…", id="curator.archive", priority=True),
+        Binding("u", "revive", "Revive…", id="curator.revive", priority=True),
         Binding("d", "downgrades", "Downgrades", id="curator.downgrades"),
         Binding("b", "browse", "Browse", id="curator.browse"),
         Binding("c", "continue_run", "Continue", id="curator.continue"),
@@ -160,12 +161,12 @@ class CuratorScreen(AppScreen):
         detail.show(render_detail(state, nid, [], None, journal=False))
 
     # -- actions ----------------------------------------------------------------------
-    def _form(self, title: str, kind: str, nid: str, **kw: Any) -> None:
+    async def _form(self, title: str, kind: str, nid: str, **kw: Any) -> None:
         def done(form: Any) -> None:  # an ActionForm (the reason dialog's result) or None
             if form is not None:
                 self._apply(kind, nid, form.reason, form.priority, form.target)
 
-        self.nav.ask_reason(title, done, **kw)
+        await self.nav.ask_reason(title, done, **kw)
 
     def _need(self) -> tuple[str, dict[str, Any]] | None:
         nid = self.current_id()
@@ -173,11 +174,11 @@ class CuratorScreen(AppScreen):
             return None
         return nid, self.ledger.raw_nodes()[nid]
 
-    def action_priority(self) -> None:
+    async def action_priority(self) -> None:
         got = self._need()
         if got:
             nid, n = got
-            self._form(
+            await self._form(
                 f"Set the curator priority of {nid}",
                 "priority",
                 nid,
@@ -185,7 +186,7 @@ class CuratorScreen(AppScreen):
                 priority_default=n.get("curator_priority") or 1,
             )
 
-    def action_merge(self) -> None:
+    async def action_merge(self) -> None:
         got = self._need()
         if got:
             nid, _n = got
@@ -194,21 +195,21 @@ class CuratorScreen(AppScreen):
                 for m in sorted(self.ledger.raw_nodes().values(), key=lambda m: node_num(m["id"]))
                 if m["id"] != nid and m["status"] not in ("merged", "archived")
             ]
-            self._form(f"Merge {nid} into another node", "merge", nid, targets=targets)
+            await self._form(f"Merge {nid} into another node", "merge", nid, targets=targets)
 
-    def action_archive(self) -> None:
+    async def action_archive(self) -> None:
         got = self._need()
         if got:
-            self._form(f"Archive {got[0]}", "archive", got[0])
+            await self._form(f"Archive {got[0]}", "archive", got[0])
 
-    def action_revive(self) -> None:
+    async def action_revive(self) -> None:
         got = self._need()
         if got:
             nid, n = got
             if n["status"] not in ("dormant", "archived"):
                 self.notify(f"{nid} is {n['status']}; only dormant or archived nodes revive.")
                 return
-            self._form(f"Revive {nid}", "revive", nid)
+            await self._form(f"Revive {nid}", "revive", nid)
 
     @work(thread=True, exclusive=True, group="curate")
     def _apply(

@@ -1,40 +1,62 @@
 """The downgrade decision form: approve or reject, with grounds of at least a sentence.
 
 It will not submit until the grounds pass the same check the domain applies
-(:func:`curiosity_tui.contract.downgrades.check_grounds`)."""
+(:func:`curiosity_tui.contract.downgrades.check_grounds`).
+
+Keys: the decision row takes ``a`` (approve) and ``x`` (reject) — the same keys as the
+downgrade list — and only while it has focus, so the letters typed into the grounds are
+never read as a decision. Tab / Shift+Tab move between the row and the grounds, Ctrl+S
+submits, Esc cancels; every one of them first lets the grounds finish the keys already typed
+(:mod:`curiosity_tui.widgets.ordered`)."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static, TextArea
+from textual.widgets import Label, Static, TextArea
 
 from curiosity_tui.contract.downgrades import PendingDowngrade, check_grounds
 from curiosity_tui.errors import TransitionError
+from curiosity_tui.widgets.choice_row import Choice, ChoiceRow
 from curiosity_tui.widgets.literal import clean
+from curiosity_tui.widgets.ordered import OrderedTextArea, drain
+
+DECISIONS = [
+    Choice("a", "approve", "Approve", "the requirement is waived or weakened as proposed"),
+    Choice("x", "reject", "Reject", "the requirement stays as it is"),
+]
 
 
 class DecideScreen(ModalScreen[tuple[str, str] | None]):
     """Returns (decision, grounds) or None."""
 
+    HELP_TITLE: ClassVar[str] = "Downgrade decision — keys"
     DEFAULT_CSS = """
     DecideScreen { align: center middle; }
     DecideScreen > Vertical { width: 100; max-width: 95%; height: auto; max-height: 95%;
         border: round $accent; background: $surface; padding: 0 1; }
     DecideScreen TextArea { height: 6; }
     DecideScreen #decide-error { color: $error; height: auto; }
-    DecideScreen Horizontal { height: auto; }
-    DecideScreen Button { margin-right: 2; }
     """
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Submit", id="decide.submit", priority=True),
-        Binding("ctrl+a", "choose('approve')", "Approve", id="decide.approve", priority=True),
-        Binding("ctrl+r", "choose('reject')", "Reject", id="decide.reject", priority=True),
-        Binding("escape", "cancel", "Cancel", id="decide.cancel"),
+        Binding("a", "choose('approve')", "Approve", id="decide.approve", priority=True),
+        Binding("x", "choose('reject')", "Reject", id="decide.reject", priority=True),
+        Binding("tab", "step(1)", "Next field", id="decide.tab", priority=True, show=False),
+        Binding(
+            "shift+tab",
+            "step(-1)",
+            "Previous field",
+            id="decide.backtab",
+            priority=True,
+            show=False,
+        ),
+        Binding("escape", "cancel", "Cancel", id="decide.cancel", priority=True),
     ]
 
     def __init__(self, proposal: PendingDowngrade, decision: str = "approve") -> None:
@@ -57,35 +79,36 @@ class DecideScreen(ModalScreen[tuple[str, str] | None]):
             head.append(f"proposed by {clean(p.proposed_by)} in s{p.session}: ", style="dim")
             head.append(clean(p.grounds))
             yield Static(head)
-            yield Static("", id="decide-choice")
-            with Horizontal():
-                yield Button("Approve (ctrl+a)", id="approve", variant="success")
-                yield Button("Reject (ctrl+r)", id="reject", variant="error")
+            yield Label("Decision (a / x while this row has focus; Shift+Tab reaches it)")
+            yield ChoiceRow("decision", DECISIONS, id="decide-choice")
             yield Label("Grounds (at least a sentence; recorded with your name)")
-            yield TextArea(id="decide-grounds", soft_wrap=True)
+            yield OrderedTextArea(id="decide-grounds", soft_wrap=True)
             yield Static("", id="decide-error")
-            yield Static(Text("ctrl+s submit · esc cancel", style="dim"))
+            yield Static(Text("ctrl+s submit · esc cancel · tab / shift+tab move", style="dim"))
 
     def on_mount(self) -> None:
-        self._show_choice()
-        self.query_one(TextArea).focus()
+        self.query_one(ChoiceRow).chosen = self.decision
+        self.set_focus(self.query_one(TextArea))  # now, not after a refresh
 
-    def _show_choice(self) -> None:
-        style = "bold green" if self.decision == "approve" else "bold red"
-        t = Text("decision: ")
-        t.append(self.decision.upper(), style=style)
-        self.query_one("#decide-choice", Static).update(t)
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "choose":
+            return isinstance(self.focused, ChoiceRow)
+        return True
 
-    def action_choose(self, decision: str) -> None:
+    async def action_choose(self, decision: str) -> None:
         self.decision = decision
-        self._show_choice()
+        self.query_one(ChoiceRow).chosen = decision
+        self.set_focus(self.query_one(TextArea))
 
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        self.action_choose(str(event.button.id))
-        self.query_one(TextArea).focus()
+    async def action_step(self, delta: int) -> None:
+        await drain(self.focused)
+        if delta > 0:
+            self.focus_next()
+        else:
+            self.focus_previous()
 
-    def action_submit(self) -> None:
+    async def action_submit(self) -> None:
+        await drain(self.focused)
         grounds = self.query_one(TextArea).text
         try:
             text = check_grounds(grounds, "decision grounds")
@@ -94,5 +117,5 @@ class DecideScreen(ModalScreen[tuple[str, str] | None]):
             return
         self.dismiss((self.decision, text))
 
-    def action_cancel(self) -> None:
+    async def action_cancel(self) -> None:
         self.dismiss(None)

@@ -92,8 +92,9 @@ class DowngradesScreen(AppScreen):
     DowngradesScreen #dg-detail { width: 1fr; padding: 0 1; border-left: solid $panel; }
     """
     BINDINGS = [
-        Binding("a", "decide('approve')", "Approve…", id="downgrades.approve"),
-        Binding("x", "decide('reject')", "Reject…", id="downgrades.reject"),
+        # Priority: the form must be up before the app reads the keys typed after these.
+        Binding("a", "decide('approve')", "Approve…", id="downgrades.approve", priority=True),
+        Binding("x", "decide('reject')", "Reject…", id="downgrades.reject", priority=True),
         Binding("r", "reload", "Reload", id="downgrades.reload"),
         Binding("escape", "back", "Back", id="downgrades.back"),
     ]
@@ -216,10 +217,10 @@ class DowngradesScreen(AppScreen):
             body.update(proposal_detail(p))
 
     @on(DataTable.RowSelected, "#dg-pending")
-    def _selected(self, event: DataTable.RowSelected) -> None:
-        self.action_decide("approve")
+    async def _selected(self, event: DataTable.RowSelected) -> None:
+        await self.action_decide("approve")
 
-    def action_decide(self, decision: str) -> None:
+    async def action_decide(self, decision: str) -> None:
         p = self._current()
         if p is None or p.status != "pending":
             self.notify("Select a pending proposal.", severity="warning")
@@ -229,7 +230,7 @@ class DowngradesScreen(AppScreen):
             if result is not None:
                 self._write(p.id, result[0], result[1])
 
-        self.nav.ask_decision(p, decision, done)
+        await self.nav.ask_decision(p, decision, done)
 
     @work(thread=True, exclusive=True, group="dg-write")
     def _write(self, proposal: str, decision: str, grounds: str) -> None:

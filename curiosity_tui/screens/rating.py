@@ -1,20 +1,23 @@
-"""The rating screen: one blind item at a time, keyboard first.
+"""The rating screen: one blind item at a time, keyboard first, the rater's guide beside it.
 
-Flow for one item: press a category key (shown in brackets) → the grounds line of that
-question takes focus → type one line → Enter → (for questions that take quotes) the quote
-line takes focus; Enter checks a quote verbatim against the item and adds it, or shows why
-it was refused; Enter on an empty quote line leaves it → next category key … → Ctrl+S saves
-the item (atomically) and moves on. Esc leaves any input so category keys work again.
-``[`` / ``]`` go to the previous / next item; an item already rated opens with its latest
-answers, and saving it again appends a revision.
+Flow for one item: the first question's category row has focus; its keys (shown in
+brackets) pick a category and move to that question's grounds line → type one line → Enter
+→ (for questions that take quotes) the quote line → Enter checks a quote verbatim and adds
+it, or says why it was refused → Enter on an empty quote line goes to the next question's
+category row … → Ctrl+S saves the item (atomically) and moves on. Esc leaves a text field
+for its category row. Category keys act only while a category row has focus, so typed text
+is never read as a category (see :mod:`curiosity_tui.widgets.ordered` for how a burst of
+keys stays in order). ``[`` / ``]`` (on a category row) go to the previous / next item; an
+item left with unsaved edits keeps them as a draft, restored when the rater comes back.
 
 The screen is self-contained: ``RatingScreen(packdir, rater)``. It reads the pack's
-manifest, items and this rater's own ratings file only (via :class:`RatingSession`) —
-never another rater's file, never the key.
+manifest, items and this rater's own ratings and flags files only — never another rater's
+file, never the key.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
@@ -23,25 +26,63 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.events import Key
 from textual.screen import Screen
-from textual.validation import Function
-from textual.widgets import Footer, Input, Static
+from textual.widget import Widget
+from textual.widgets import Footer, Input, OptionList, ProgressBar, Static
+from textual.widgets.option_list import Option
 
 from curiosity_tui.errors import CuriosityError
-from curiosity_tui.packs.rating import QuestionAnswer, RatingSession, check_quote, normalise_ws
+from curiosity_tui.packs.flags import FlagStore
+from curiosity_tui.packs.rating import (
+    QuestionAnswer,
+    RatingSession,
+    check_quote,
+    normalise_ws,
+    quote_length_problem,
+)
 from curiosity_tui.packs.schemes import Question
+from curiosity_tui.widgets.choice_row import Choice, ChoiceRow
+from curiosity_tui.widgets.ordered import OrderedInput, drain
 
-__all__ = ["RatingScreen"]
+__all__ = ["Draft", "RatingScreen"]
+
+KEYS_LINE = (
+    "On a category row: its letter picks · Enter goes to grounds · [ / ] previous / next item "
+    "· Del removes the last quote.  In a field: Enter next field · Esc back to the row.  "
+    "Ctrl+S save item · Ctrl+L items · Ctrl+F flag · Ctrl+G guide"
+)
+
+
+@dataclass
+class Draft:
+    """Unsaved edits of one item, kept while the rater looks at other items."""
+
+    categories: dict[str, str | None] = field(default_factory=dict)
+    grounds: dict[str, str] = field(default_factory=dict)
+    quotes: dict[str, list[str]] = field(default_factory=dict)
 
 
 class RatingScreen(Screen[None]):
+    HELP_TITLE: ClassVar[str] = "Rating — keys"
+    HELP: ClassVar[str] = (
+        "Rate one item at a time: pick a category on each question's row, give one line of "
+        "grounds, quote the item exactly where asked, Ctrl+S to save. Category keys act only "
+        "on a category row."
+    )
     DEFAULT_CSS = """
     RatingScreen { layout: vertical; }
-    #rating-status { height: 1; padding: 0 1; background: $primary-background; }
+    #rating-top { height: 1; background: $primary-background; }
+    #rating-status { width: 1fr; padding: 0 1; }
+    #rating-progress { width: 34; }
     #rating-body { height: 1fr; }
+    #rating-items { width: 30; display: none; border-right: solid $primary-lighten-2; }
+    #rating-items.open { display: block; }
     #rating-item { width: 3fr; padding: 0 1; border-right: solid $primary-lighten-2; }
-    #rating-form { width: 2fr; padding: 0 1; }
+    #rating-side { width: 2fr; }
+    #rating-form { height: 1fr; padding: 0 1; }
+    #rating-guide { height: auto; max-height: 40%; background: $boost; padding: 0 1;
+        border-bottom: solid $primary-lighten-2; }
+    #rating-guide.closed { display: none; }
     .section-title { text-style: bold; margin-top: 1; color: $accent; }
     .section-text { margin-bottom: 1; }
     .section-empty { color: $text-muted; text-style: italic; margin-bottom: 1; }
@@ -49,9 +90,12 @@ class RatingScreen(Screen[None]):
     #rating-keys { color: $text-muted; }
     .q-prompt { text-style: bold; margin-top: 1; }
     .q-help { color: $text-muted; }
-    .q-cats { margin: 0 0 0 1; }
+    .q-quote-help { color: $text-muted; margin-top: 1; }
     .q-quotes { margin: 0 0 0 1; color: $text; }
-    .q-quote-msg { color: $error; margin: 0 0 0 1; }
+    .q-quote-msg { margin: 0 0 0 1; }
+    .q-error { color: $error; margin: 0 0 0 1; }
+    #rating-flag { display: none; }
+    #rating-flag.open { display: block; }
     #rating-message { height: auto; min-height: 1; padding: 0 1; }
     #rating-message.error { color: $error; }
     #rating-message.ok { color: $success; }
@@ -59,10 +103,25 @@ class RatingScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save item", id="rating.save", priority=True),
-        Binding("left_square_bracket", "prev", "Previous", id="rating.prev"),
-        Binding("right_square_bracket", "next", "Next", id="rating.next"),
-        Binding("escape", "leave_input", "Leave input", id="rating.leave", show=False),
-        Binding("ctrl+r", "remove_quote", "Remove last quote", id="rating.remove_quote"),
+        Binding("enter", "enter", "Next field", id="rating.enter", priority=True, show=False),
+        Binding("escape", "leave_input", "Leave field", id="rating.leave", priority=True),
+        Binding("tab", "step(1)", "Next field", id="rating.tab", priority=True, show=False),
+        Binding(
+            "shift+tab",
+            "step(-1)",
+            "Previous field",
+            id="rating.backtab",
+            priority=True,
+            show=False,
+        ),
+        Binding("left_square_bracket", "prev", "Previous", id="rating.prev", priority=True),
+        Binding("right_square_bracket", "next", "Next", id="rating.next", priority=True),
+        Binding(
+            "delete", "remove_quote", "Remove last quote", id="rating.remove_quote", priority=True
+        ),
+        Binding("ctrl+l", "toggle_items", "Items", id="rating.items", priority=True),
+        Binding("ctrl+f", "flag", "Flag…", id="rating.flag", priority=True),
+        Binding("ctrl+g", "toggle_guide", "Guide", id="rating.guide", priority=True),
     ]
 
     def __init__(self, packdir: str | Path, rater: str, *, name: str | None = None) -> None:
@@ -70,101 +129,156 @@ class RatingScreen(Screen[None]):
         self.session = RatingSession(packdir, rater)
         self.scheme = self.session.scheme
         self.key_map = self.scheme.key_map()
+        self.flags = FlagStore(self.session.pack.path, rater, self.session.pack.manifest.pack_id)
         self.index = self.session.resume_index()
         self.categories: dict[str, str | None] = {}
         self.quotes: dict[str, list[str]] = {}
-        self._warned = False
+        self.drafts: dict[str, Draft] = {}
+        self.revealed: set[str] = set()  # questions whose errors are shown
+        # (question, grounds) right after a category key: an Enter before anything is typed
+        # confirms the pick and stays in the grounds (raters press key, Enter, then type).
+        self._picked: tuple[str, str] | None = None
+        self._quote_msg_for: dict[str, str] = {}  # question → the quote text its message is about
+        for key, (qid, cat) in self.key_map.items():
+            label = self.scheme.question(qid).category(cat).label
+            self._bindings.bind(key, f"pick('{key}')", f"{qid}: {label}", show=False, priority=True)
 
     # -- layout ------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Static(id="rating-status")
+        with Horizontal(id="rating-top"):
+            yield Static(id="rating-status")
+            yield ProgressBar(total=self.session.n, show_eta=False, id="rating-progress")
         with Horizontal(id="rating-body"):
+            yield OptionList(id="rating-items")
             with VerticalScroll(id="rating-item"):
                 for i, title in enumerate(self.scheme.sections, start=1):
                     yield Static(title, classes="section-title", id=f"section-title-{i}")
                     yield Static("", classes="section-text", id=f"section-{i}", markup=False)
-            with VerticalScroll(id="rating-form"):
-                yield Static(
-                    "letter key = category · Enter = next field · Esc = leave field · "
-                    "Ctrl+S = save item · [ / ] = previous / next item",
-                    id="rating-keys",
-                    markup=False,
-                )
-                for q in self.scheme.questions:
-                    yield from self._compose_question(q)
-                yield Static("", id="rating-message")
+            with Vertical(id="rating-side"):
+                with VerticalScroll(id="rating-guide"):
+                    yield Static(self._guide_text(), id="rating-guide-text")
+                with VerticalScroll(id="rating-form"):
+                    yield Static(KEYS_LINE, id="rating-keys", markup=False)
+                    for q in self.scheme.questions:
+                        yield from self._compose_question(q)
+                    yield OrderedInput(
+                        placeholder="note for the coordinator (Enter saves, empty withdraws "
+                        "the flag, Esc cancels)",
+                        id="rating-flag",
+                    )
+                    yield Static("", id="rating-message")
         yield Footer()
+
+    def _guide_text(self) -> Text:
+        t = Text(end="")
+        t.append("Guide", style="bold underline")
+        t.append(f"  {self.scheme.title}  (Ctrl+G hides)\n", style="dim")
+        t.append(self.scheme.instructions)
+        return t
 
     def _compose_question(self, q: Question) -> ComposeResult:
         with Vertical(id=f"q-{q.id}", classes="q-block"):
             yield Static(f"{q.id.upper()}. {q.prompt}", classes="q-prompt", markup=False)
             if q.help:
                 yield Static(q.help, classes="q-help", markup=False)
-            yield Static("", classes="q-cats", id=f"cats-{q.id}")
-            yield Input(
+            choices = [Choice(c.key, c.id, c.label, c.help) for c in q.categories]
+            yield ChoiceRow(q.id, choices, id=f"cats-{q.id}")
+            yield OrderedInput(
                 placeholder="grounds: one line" + (" (required)" if q.grounds_required else ""),
                 id=f"grounds-{q.id}",
-                validators=[Function(lambda s: bool(s.strip()), "grounds are required")]
-                if q.grounds_required
-                else [],
-                validate_on=["changed", "submitted"],
             )
             if q.max_quotes:
-                yield Input(
-                    placeholder=f"quote{' (1 required)' if q.min_quotes else ''}, exact; "
-                    f"Enter adds (max {q.max_quotes})",
-                    id=f"quote-{q.id}",
+                need = f"{q.min_quotes} required, " if q.min_quotes else ""
+                yield Static(
+                    (q.quote_help + "  " if q.quote_help else "")
+                    + f"Quotes: {need}at most {q.max_quotes}; each copied exactly, at least "
+                    f"{q.quote_min_chars} characters and {q.quote_min_words} words.",
+                    classes="q-quote-help",
+                    markup=False,
                 )
+                yield OrderedInput(placeholder="quote, exact; Enter adds it", id=f"quote-{q.id}")
                 yield Static("", classes="q-quotes", id=f"quotes-{q.id}", markup=False)
                 yield Static("", classes="q-quote-msg", id=f"quote-msg-{q.id}", markup=False)
+            yield Static("", classes="q-error", id=f"error-{q.id}", markup=False)
 
     def on_mount(self) -> None:
         self._load(self.index)
+
+    # -- widgets by question -----------------------------------------------------------
+    def _row(self, qid: str) -> ChoiceRow:
+        return self.query_one(f"#cats-{qid}", ChoiceRow)
+
+    def _grounds(self, qid: str) -> Input:
+        return self.query_one(f"#grounds-{qid}", Input)
+
+    def _quote_box(self, qid: str) -> Input:
+        return self.query_one(f"#quote-{qid}", Input)
+
+    @staticmethod
+    def _qid_of(widget: Widget | None) -> str | None:
+        wid = (widget.id or "") if widget is not None else ""
+        for prefix in ("cats-", "grounds-", "quote-"):
+            if wid.startswith(prefix) and not wid.startswith("quote-msg-"):
+                return wid.removeprefix(prefix)
+        return None
 
     # -- state <-> widgets ---------------------------------------------------------
     @property
     def item_id(self) -> str:
         return self.session.order[self.index]
 
+    def _saved_draft(self) -> Draft:
+        latest = self.session.latest().get(self.item_id)
+        d = Draft()
+        for q in self.scheme.questions:
+            ans = latest.answers.get(q.id) if latest else None
+            d.categories[q.id] = ans.category if ans else None
+            d.grounds[q.id] = ans.grounds if ans else ""
+            d.quotes[q.id] = list(ans.quotes) if ans else []
+        return d
+
+    def current_draft(self) -> Draft:
+        d = Draft()
+        for q in self.scheme.questions:
+            d.categories[q.id] = self.categories.get(q.id)
+            d.grounds[q.id] = normalise_ws(self._grounds(q.id).value)
+            d.quotes[q.id] = list(self.quotes.get(q.id, []))
+        return d
+
     def _load(self, index: int) -> None:
         self.index = index
         item = self.session.pack.item(self.item_id)
         for i, text in enumerate(item.sections, start=1):
             w = self.query_one(f"#section-{i}", Static)
-            if text.strip():
-                w.update(text)
-                w.set_classes("section-text")
-            else:
-                w.update("(empty)")
-                w.set_classes("section-empty")
+            w.update(text if text.strip() else "(empty)")
+            w.set_classes("section-text" if text.strip() else "section-empty")
         self.query_one("#rating-item", VerticalScroll).scroll_home(animate=False)
+        draft = self.drafts.get(self.item_id)
+        self._apply(draft or self._saved_draft())
+        self.revealed = set()
         latest = self.session.latest().get(self.item_id)
-        for q in self.scheme.questions:
-            ans = latest.answers.get(q.id) if latest else None
-            self.categories[q.id] = ans.category if ans else None
-            self.quotes[q.id] = list(ans.quotes) if ans else []
-            grounds = self.query_one(f"#grounds-{q.id}", Input)
-            grounds.value = ans.grounds if ans else ""
-            if q.max_quotes:
-                self.query_one(f"#quote-{q.id}", Input).value = ""
-                self.query_one(f"#quote-msg-{q.id}", Static).update("")
-            self._refresh_question(q)
-        self._warned = False
-        if latest:
+        if draft is not None:
+            self._message("your unsaved draft of this item is back; Ctrl+S saves it", "error")
+        elif latest:
             self._message(f"rated before (revision {latest.revision}); saving appends a revision")
         else:
             self._message("")
         self._refresh_status()
-        self.set_focus(None)
+        self._focus_row(self.scheme.questions[0].id)
 
-    def _refresh_question(self, q: Question) -> None:
-        chosen = self.categories.get(q.id)
-        t = Text()
-        for c in q.categories:
-            style = "bold reverse" if c.id == chosen else ""
-            t.append(f"[{c.key}] {c.label}", style=style)
-            t.append("   ")
-        self.query_one(f"#cats-{q.id}", Static).update(t)
+    def _apply(self, d: Draft) -> None:
+        for q in self.scheme.questions:
+            self.categories[q.id] = d.categories.get(q.id)
+            self.quotes[q.id] = list(d.quotes.get(q.id, []))
+            self._row(q.id).chosen = self.categories[q.id]
+            self._grounds(q.id).value = d.grounds.get(q.id, "")
+            if q.max_quotes:
+                self._quote_box(q.id).value = ""
+                self.query_one(f"#quote-msg-{q.id}", Static).update("")
+            self._refresh_quotes(q)
+            self.query_one(f"#error-{q.id}", Static).update("")
+
+    def _refresh_quotes(self, q: Question) -> None:
         if q.max_quotes:
             qs = self.quotes[q.id]
             self.query_one(f"#quotes-{q.id}", Static).update(
@@ -173,10 +287,13 @@ class RatingScreen(Screen[None]):
 
     def _refresh_status(self) -> None:
         s = self.session
+        flagged = " · flagged" if self.item_id in self.flags.current() else ""
         self.query_one("#rating-status", Static).update(
             f"item {self.index + 1} of {s.n} ({self.item_id}) · rated {s.done()} of {s.n} · "
-            f"rater {s.rater}"
+            f"rater {s.rater}{flagged}"
         )
+        self.query_one("#rating-progress", ProgressBar).update(progress=s.done())
+        self._refresh_items()
 
     def _message(self, text: str, kind: str = "") -> None:
         w = self.query_one("#rating-message", Static)
@@ -188,79 +305,166 @@ class RatingScreen(Screen[None]):
         """(current item 1-based, items rated, items in the pack)."""
         return self.index + 1, self.session.done(), self.session.n
 
-    # -- keys ------------------------------------------------------------------------
-    def on_key(self, event: Key) -> None:
-        if isinstance(self.focused, Input):
-            return
-        char = event.character
-        if char and char in self.key_map:
-            qid, cat = self.key_map[char]
-            self.categories[qid] = cat
-            self._refresh_question(self.scheme.question(qid))
-            self.query_one(f"#grounds-{qid}", Input).focus()
-            event.stop()
-            event.prevent_default()
+    # -- errors: shown after leaving a field or a save attempt, cleared when fixed -----------
+    def problems(self, qid: str) -> list[str]:
+        q = self.scheme.question(qid)
+        out: list[str] = []
+        if self.categories.get(qid) is None:
+            keys = " / ".join(f"[{c.key}]" for c in q.categories)
+            out.append(f"pick a category ({keys} on the row)")
+        if q.grounds_required and not self._grounds(qid).value.strip():
+            out.append("grounds are required (one line)")
+        if len(self.quotes.get(qid, [])) < q.min_quotes:
+            out.append(f"at least {q.min_quotes} quote(s) required")
+        return out
+
+    def _reveal(self, qid: str) -> None:
+        self.revealed.add(qid)
+        self._refresh_errors(qid)
+
+    def _refresh_errors(self, qid: str) -> None:
+        text = "; ".join(self.problems(qid)) if qid in self.revealed else ""
+        self.query_one(f"#error-{qid}", Static).update(f"{qid}: {text}" if text else "")
+
+    @on(Input.Changed)
+    def _changed(self, event: Input.Changed) -> None:
+        wid = event.input.id or ""
+        if wid.startswith("grounds-"):
+            self._refresh_errors(wid.removeprefix("grounds-"))
+        elif wid.startswith("quote-"):
+            qid = wid.removeprefix("quote-")
+            if self._quote_msg_for.get(qid) != event.value:  # edited since the verdict
+                self.query_one(f"#quote-msg-{qid}", Static).update("")
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
-        wid = event.input.id or ""
-        event.stop()
-        if wid.startswith("grounds-"):
-            qid = wid.removeprefix("grounds-")
-            q = self.scheme.question(qid)
-            if q.grounds_required and not event.value.strip():
-                self._message(f"{qid}: grounds are required (one line)", "error")
-                return
-            if q.max_quotes:
-                self.query_one(f"#quote-{qid}", Input).focus()
-            else:
-                self.set_focus(None)
-        elif wid.startswith("quote-"):
-            qid = wid.removeprefix("quote-")
-            self._add_quote(qid, event.value)
+        event.stop()  # Enter is handled by the priority binding (action_enter)
 
-    def _add_quote(self, qid: str, value: str) -> bool:
-        q = self.scheme.question(qid)
-        box = self.query_one(f"#quote-{qid}", Input)
-        msg = self.query_one(f"#quote-msg-{qid}", Static)
-        if not value.strip():
-            msg.update("")
-            self.set_focus(None)
-            return False
-        quote = normalise_ws(value)
-        if len(self.quotes[qid]) >= q.max_quotes:
-            msg.update(f"refused: at most {q.max_quotes} quotes (Ctrl+R removes the last)")
-            return False
-        if quote in self.quotes[qid]:
-            msg.update("refused: already quoted")
-            return False
-        chk = check_quote(quote, self.session.pack.item(self.item_id).sections)
-        if not chk.ok:
-            msg.update(f"refused: {chk.reason}")
-            return False
-        self.quotes[qid].append(quote)
-        box.value = ""
-        msg.update(f"accepted (section {chk.section})")
-        self._refresh_question(q)
+    # -- focus moves (always synchronous: Screen.set_focus inside a priority binding) --------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        focused = self.focused
+        if action in ("pick", "remove_quote"):
+            return isinstance(focused, ChoiceRow)
+        if action == "leave_input":
+            return isinstance(focused, (Input, OptionList))
         return True
 
-    # -- actions -----------------------------------------------------------------------
-    def action_leave_input(self) -> None:
-        self.set_focus(None)
+    def _focus_row(self, qid: str) -> None:
+        """Focus a category row with its question's prompt in view above it."""
+        self.set_focus(self._row(qid), scroll_visible=False)
+        self.query_one(f"#q-{qid}").scroll_visible(animate=False, top=True)
 
-    def action_remove_quote(self) -> None:
+    def _next_qid(self, qid: str) -> str:
+        ids = [q.id for q in self.scheme.questions]
+        return ids[min(ids.index(qid) + 1, len(ids) - 1)]
+
+    async def action_pick(self, key: str) -> None:
+        await drain(self.focused)
+        qid, cat = self.key_map[key]
+        self.categories[qid] = cat
+        self._row(qid).chosen = cat
+        self._refresh_errors(qid)
+        self.set_focus(self._grounds(qid))
+        self._picked = (qid, self._grounds(qid).value)
+
+    async def action_enter(self) -> None:
         focused = self.focused
-        qid = None
-        if isinstance(focused, Input) and (focused.id or "").startswith(("quote-", "grounds-")):
-            qid = (focused.id or "").split("-", 1)[1]
-        if qid is None:
-            with_quotes = [q.id for q in self.scheme.questions if self.quotes.get(q.id)]
-            qid = with_quotes[-1] if with_quotes else None
+        await drain(focused)
+        qid = self._qid_of(focused)
+        picked, self._picked = self._picked, None
+        if isinstance(focused, OptionList):
+            if focused.highlighted is not None:
+                self._jump(focused.highlighted)
+        elif focused is not None and focused.id == "rating-flag":
+            self._save_flag()
+        elif isinstance(focused, ChoiceRow) and qid:
+            if self.categories.get(qid) is not None:
+                self.set_focus(self._grounds(qid))
+        elif qid and (focused.id or "").startswith("grounds-"):
+            if picked == (qid, self._grounds(qid).value):
+                if picked[1]:
+                    self._message("Enter again keeps these grounds; typing replaces them")
+                return
+            q = self.scheme.question(qid)
+            if q.grounds_required and not self._grounds(qid).value.strip():
+                self._reveal(qid)
+                return
+            self._reveal(qid)
+            if q.max_quotes:
+                self.set_focus(self._quote_box(qid))
+            else:
+                self._focus_row(self._next_qid(qid))
+        elif qid:  # a quote line
+            box = self._quote_box(qid)
+            if box.value.strip():
+                self._add_quote(qid, box.value)
+            else:
+                self._reveal(qid)
+                self._focus_row(self._next_qid(qid))
+
+    async def action_leave_input(self) -> None:
+        focused = self.focused
+        await drain(focused)
+        if isinstance(focused, OptionList):
+            self.query_one("#rating-items").remove_class("open")
+        elif focused is not None and focused.id == "rating-flag":
+            self.query_one("#rating-flag").remove_class("open")
+            self._message("flag not changed")
+        qid = self._qid_of(focused)
+        if qid:
+            self._reveal(qid)
+        self._focus_row(qid or self.scheme.questions[0].id)
+
+    async def action_step(self, delta: int) -> None:
+        focused = self.focused
+        await drain(focused)
+        qid = self._qid_of(focused)
+        if qid and isinstance(focused, Input):
+            self._reveal(qid)
+        if delta > 0:
+            self.focus_next()
+        else:
+            self.focus_previous()
+
+    # -- quotes ------------------------------------------------------------------------------
+    def _add_quote(self, qid: str, value: str) -> bool:
+        q = self.scheme.question(qid)
+        msg = self.query_one(f"#quote-msg-{qid}", Static)
+        self._quote_msg_for[qid] = value
+        quote = normalise_ws(value)
+        if len(self.quotes[qid]) >= q.max_quotes:
+            msg.update(
+                Text(
+                    f"refused: at most {q.max_quotes} quotes (Del on the row removes the last)",
+                    style="red",
+                )
+            )
+            return False
+        if quote in self.quotes[qid]:
+            msg.update(Text("refused: already quoted", style="red"))
+            return False
+        short = quote_length_problem(quote, q)
+        chk = check_quote(quote, self.session.pack.item(self.item_id).sections)
+        if short or not chk.ok:
+            msg.update(Text(f"refused: {short or chk.reason}", style="red"))
+            return False
+        self.quotes[qid].append(quote)
+        self._quote_msg_for[qid] = ""
+        self._quote_box(qid).value = ""
+        msg.update(Text(f"accepted (section {chk.section})", style="green"))
+        self._refresh_quotes(q)
+        self._refresh_errors(qid)
+        return True
+
+    async def action_remove_quote(self) -> None:
+        qid = self._qid_of(self.focused)
         if qid and self.quotes.get(qid):
             removed = self.quotes[qid].pop()
-            self._refresh_question(self.scheme.question(qid))
+            self._refresh_quotes(self.scheme.question(qid))
+            self._refresh_errors(qid)
             self._message(f"removed quote “{removed[:40]}”")
 
+    # -- saving ------------------------------------------------------------------------------
     def answers(self) -> dict[str, QuestionAnswer]:
         out: dict[str, QuestionAnswer] = {}
         for q in self.scheme.questions:
@@ -268,74 +472,150 @@ class RatingScreen(Screen[None]):
             if cat is None:
                 continue
             out[q.id] = QuestionAnswer(
-                category=cat,
-                grounds=self.query_one(f"#grounds-{q.id}", Input).value,
-                quotes=list(self.quotes[q.id]),
+                category=cat, grounds=self._grounds(q.id).value, quotes=list(self.quotes[q.id])
             )
         return out
 
-    def action_save(self) -> None:
-        # A quote still typed in a box is checked and added first, as if Enter was pressed.
+    def _pending_quotes_ok(self) -> bool:
+        """A quote still typed in a box is checked and added first, as if Enter was pressed."""
         for q in self.scheme.questions:
             if q.max_quotes:
-                box = self.query_one(f"#quote-{q.id}", Input)
+                box = self._quote_box(q.id)
                 if box.value.strip() and not self._add_quote(q.id, box.value):
                     self._message(
-                        f"{q.id}: the quote being typed was refused; fix or clear it", "error"
+                        f"not saved: {q.id}: the quote being typed was refused; fix or clear it",
+                        "error",
                     )
-                    return
+                    self.set_focus(box)
+                    return False
+        return True
+
+    async def action_save(self) -> None:
+        await drain(self.focused)
+        if not self._pending_quotes_ok():
+            return
+        wrong = [q.id for q in self.scheme.questions if self.problems(q.id)]
+        for qid in wrong:
+            self._reveal(qid)
+        if wrong:
+            first = wrong[0]
+            self._message(f"not saved: {first}: {'; '.join(self.problems(first))}", "error")
+            if self.categories.get(first) is None:
+                self._focus_row(first)
+            else:
+                self.set_focus(self._grounds(first))
+            return
         try:
             rec = self.session.save(self.item_id, self.answers())
         except CuriosityError as err:
-            self._message(str(err), "error")
+            self._message(f"not saved: {err}", "error")
             return
-        self._warned = False
-        done = self.session.done()
+        self.drafts.pop(self.item_id, None)
+        saved = f"saved {rec.item}" + (f" (revision {rec.revision})" if rec.revision else "")
         if self.index + 1 < self.session.n:
             self._load(self.index + 1)
-            self._message(
-                f"saved {rec.item}" + (f" (revision {rec.revision})" if rec.revision else ""),
-                "ok",
-            )
-        else:
-            self._refresh_status()
-            self._message(
-                f"saved {rec.item}. "
-                + (
-                    "All items are rated — thank you. [ goes back to revise."
-                    if done == self.session.n
-                    else f"{self.session.n - done} item(s) still unrated; ] / [ to reach them."
-                ),
-                "ok",
-            )
+            self._message(saved, "ok")
+            return
+        self._refresh_status()
+        done = self.session.done()
+        self._message(
+            f"{saved}. "
+            + (
+                "All items are rated — thank you. [ goes back to revise."
+                if done == self.session.n
+                else f"{self.session.n - done} item(s) still unrated; Ctrl+L lists them."
+            ),
+            "ok",
+        )
 
     def has_unsaved_changes(self) -> bool:
         """Does the form differ from what is saved for this item (or from blank)?"""
-        latest = self.session.latest().get(self.item_id)
-        for q in self.scheme.questions:
-            saved = latest.answers.get(q.id) if latest else None
-            grounds = normalise_ws(self.query_one(f"#grounds-{q.id}", Input).value)
-            now = (self.categories.get(q.id), grounds, self.quotes.get(q.id, []))
-            was = (saved.category, saved.grounds, saved.quotes) if saved else (None, "", [])
-            if now != was:
-                return True
-        return False
+        return self.current_draft() != self._saved_draft()
 
-    def _move(self, delta: int) -> None:
-        target = self.index + delta
+    # -- moving between items: edits are kept as a draft, never dropped ------------------------
+    def _jump(self, target: int) -> None:
         if not 0 <= target < self.session.n:
             self._message("no more items in that direction")
             return
-        if self.has_unsaved_changes() and not self._warned:
-            self._message(
-                "unsaved changes on this item: Ctrl+S to save, or press again to discard", "error"
-            )
-            self._warned = True  # a second press moves on
-            return
+        kept = ""
+        if self.has_unsaved_changes():
+            self.drafts[self.item_id] = self.current_draft()
+            kept = f"draft of item {self.index + 1} kept (not saved); "
+        else:
+            self.drafts.pop(self.item_id, None)
+        self.query_one("#rating-items").remove_class("open")
         self._load(target)
+        if kept:
+            self._message(kept + "come back to it and Ctrl+S to save", "error")
 
-    def action_prev(self) -> None:
-        self._move(-1)
+    async def action_prev(self) -> None:
+        await drain(self.focused)
+        self._jump(self.index - 1)
 
-    def action_next(self) -> None:
-        self._move(+1)
+    async def action_next(self) -> None:
+        await drain(self.focused)
+        self._jump(self.index + 1)
+
+    # -- item list, flags, guide -------------------------------------------------------------
+    def item_marks(self) -> list[tuple[str, str]]:
+        """(item id, state) in pack order; state is rated / unrated, + draft, + flagged."""
+        latest, flags = self.session.latest(), self.flags.current()
+        out = []
+        for iid in self.session.order:
+            state = "rated" if iid in latest else "unrated"
+            if iid in self.drafts:
+                state += " · draft"
+            if iid in flags:
+                state += " · flagged"
+            out.append((iid, state))
+        return out
+
+    def _refresh_items(self) -> None:
+        ol = self.query_one("#rating-items", OptionList)
+        ol.clear_options()
+        for i, (iid, state) in enumerate(self.item_marks(), start=1):
+            glyph = "✓" if state.startswith("rated") else "·"
+            flag = " ⚑" if "flagged" in state else ""
+            draft = " ✎" if "draft" in state else ""
+            ol.add_option(Option(Text(f"{glyph} {i:>3} {iid}{draft}{flag}"), id=iid))
+        ol.highlighted = self.index
+
+    async def action_toggle_items(self) -> None:
+        await drain(self.focused)
+        ol = self.query_one("#rating-items", OptionList)
+        if ol.has_class("open"):
+            ol.remove_class("open")
+            self._focus_row(self.scheme.questions[0].id)
+            return
+        self._refresh_items()
+        ol.add_class("open")
+        self.set_focus(ol)
+        self._message("items: ✓ rated · unrated ✎ draft ⚑ flagged — Enter jumps, Esc closes")
+
+    async def action_flag(self) -> None:
+        await drain(self.focused)
+        box = self.query_one("#rating-flag", Input)
+        box.value = self.flags.current().get(self.item_id, "")
+        box.add_class("open")
+        self.set_focus(box)
+        self._message("flag this item for the coordinator: type a note, Enter saves")
+
+    def _save_flag(self) -> None:
+        box = self.query_one("#rating-flag", Input)
+        try:
+            rec = self.flags.set(self.item_id, box.value)
+        except (CuriosityError, OSError) as err:
+            self._message(f"flag not saved: {err}", "error")
+            return
+        box.remove_class("open")
+        self._refresh_status()
+        self._focus_row(self.scheme.questions[0].id)
+        self._message(
+            f"flagged {rec.item} for the coordinator"
+            if rec.note
+            else f"flag on {rec.item} withdrawn",
+            "ok",
+        )
+
+    async def action_toggle_guide(self) -> None:
+        self.query_one("#rating-guide").toggle_class("closed")

@@ -1,5 +1,9 @@
 """A modal form for a curator action: a reason (always), and a priority or a merge target
-when the action needs one. It will not submit without a reason."""
+when the action needs one. It will not submit without a reason.
+
+Keys that move focus or submit are priority bindings that first let the field finish the
+keys already typed into it (:mod:`curiosity_tui.widgets.ordered`), so a form typed in one
+burst is recorded exactly as typed."""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from curiosity_tui.widgets.literal import short
+from curiosity_tui.widgets.ordered import OrderedInput, OrderedOptionList, drain
 
 
 @dataclass
@@ -37,7 +42,17 @@ class ReasonScreen(ModalScreen[ActionForm | None]):
     """
     BINDINGS = [
         Binding("ctrl+s", "submit", "Submit", id="form.submit", priority=True),
-        Binding("escape", "cancel", "Cancel", id="form.cancel"),
+        Binding("escape", "cancel", "Cancel", id="form.cancel", priority=True),
+        Binding("enter", "enter", "Next field / submit", id="form.enter", priority=True),
+        Binding("tab", "step(1)", "Next field", id="form.tab", priority=True, show=False),
+        Binding(
+            "shift+tab",
+            "step(-1)",
+            "Previous field",
+            id="form.backtab",
+            priority=True,
+            show=False,
+        ),
     ]
 
     def __init__(
@@ -53,21 +68,22 @@ class ReasonScreen(ModalScreen[ActionForm | None]):
         self.want_priority = priority
         self.priority_default = priority_default
         self.targets = targets
+        self._applied_filter: str | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text(self.form_title, style="bold"))
             if self.want_priority:
                 yield Label("Priority (1 ranks first; empty clears it)")
-                yield Input(
+                yield OrderedInput(
                     value="" if self.priority_default is None else str(self.priority_default),
                     id="form-priority",
                     type="integer",
                 )
             if self.targets is not None:
                 yield Label("Merge into (type to filter, ↓ to pick)")
-                yield Input(placeholder="node id or words", id="form-target-filter")
-                yield OptionList(
+                yield OrderedInput(placeholder="node id or words", id="form-target-filter")
+                yield OrderedOptionList(
                     *[
                         Option(Text(f"{nid:<7} {short(text, 70)}"), id=nid)
                         for nid, text in self.targets
@@ -75,20 +91,24 @@ class ReasonScreen(ModalScreen[ActionForm | None]):
                     id="form-target",
                 )
             yield Label("Reason (required; recorded in the journal)")
-            yield Input(placeholder="why", id="form-reason")
+            yield OrderedInput(placeholder="why", id="form-reason")
             yield Static("", id="form-error")
             yield Static(
                 Text("ctrl+s submit · esc cancel · enter in the reason submits", style="dim")
             )
 
     def on_mount(self) -> None:
-        first = self.query("Input").first()
-        first.focus()
+        self.set_focus(self.query("Input").first())  # now, not after a refresh
 
     @on(Input.Changed, "#form-target-filter")
     def _filter(self, event: Input.Changed) -> None:
+        if event.value != self._applied_filter:
+            self._apply_filter(event.value)
+
+    def _apply_filter(self, value: str) -> None:
         assert self.targets is not None
-        needle = event.value.strip().casefold()
+        self._applied_filter = value
+        needle = value.strip().casefold()
         ol = self.query_one("#form-target", OptionList)
         ol.clear_options()
         ol.add_options(
@@ -103,15 +123,39 @@ class ReasonScreen(ModalScreen[ActionForm | None]):
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "form-reason":
-            self.action_submit()
+        event.stop()  # Enter is the priority binding below
+
+    async def action_enter(self) -> None:
+        focused = self.focused
+        await drain(focused)
+        filter_changed = (
+            isinstance(focused, Input)
+            and focused.id == "form-target-filter"
+            and focused.value != self._applied_filter
+        )
+        if filter_changed:
+            assert isinstance(focused, Input)
+            self._apply_filter(focused.value)
+        if isinstance(focused, Input) and focused.id == "form-reason":
+            self._submit()
         else:
             self.focus_next()
+
+    async def action_step(self, delta: int) -> None:
+        await drain(self.focused)
+        if delta > 0:
+            self.focus_next()
+        else:
+            self.focus_previous()
 
     def _error(self, message: str) -> None:
         self.query_one("#form-error", Static).update(Text(message))
 
-    def action_submit(self) -> None:
+    async def action_submit(self) -> None:
+        await drain(self.focused)
+        self._submit()
+
+    def _submit(self) -> None:
         reason = self.query_one("#form-reason", Input).value.strip()
         priority: int | None = None
         target: str | None = None
@@ -134,9 +178,9 @@ class ReasonScreen(ModalScreen[ActionForm | None]):
             target = ol.get_option_at_index(ol.highlighted).id
         if not reason:
             self._error("A reason is required.")
-            self.query_one("#form-reason", Input).focus()
+            self.set_focus(self.query_one("#form-reason", Input))
             return
         self.dismiss(ActionForm(reason=reason, priority=priority, target=target))
 
-    def action_cancel(self) -> None:
+    async def action_cancel(self) -> None:
         self.dismiss(None)
