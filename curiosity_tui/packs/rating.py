@@ -181,7 +181,13 @@ def read_ratings(path: Path) -> list[RatingRecord]:
     if not path.exists():
         return []
     out: list[RatingRecord] = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for lineno, raw in enumerate(path.read_bytes().splitlines(), start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise RatingError(
+                f"{path}:{lineno}: not UTF-8 text (bad byte at column {err.start + 1})"
+            ) from None
         if not line.strip():
             continue
         try:
