@@ -2,8 +2,8 @@
 nothing stored lost, no temp file left behind, and the same command resumes afterwards.
 
 ENOSPC is injected into ``os.write`` for one file (the journal, or the projection's temp
-file), which is where a full disk fails (a real 200 KB tmpfs fails the same way: decision
-170). A read-only folder is a read-only bind mount when the test can make one (root, mount
+file), which is where a full disk fails; one test also fills a real 96 KB tmpfs mid-run (made
+and removed by the test; where it cannot mount, a quota emulated on ``os.write``). A read-only folder is a read-only bind mount when the test can make one (root, mount
 available), else a folder without write permission (non-root), else EROFS injected into
 ``os.open``/``os.mkdir`` for that folder; every mount is made and removed by the test.
 """
@@ -238,3 +238,80 @@ def test_read_only_folder_refuses_writers_in_one_line_and_readers_work(
     assert after == before  # nothing changed, nothing lost
     assert run(led, 2) == 0  # writable again: resumes
     assert verify(led).ok
+
+
+# --------------------------------------------------------------------------- a disk that fills up
+
+
+class SmallDisk:
+    """A folder on a small disk: a real tmpfs of ``size`` bytes when the test can mount one,
+    else a quota emulated on ``os.write`` (ENOSPC once the folder would exceed ``size``).
+    ``grow()`` makes room (tmpfs remounted larger, or the quota lifted)."""
+
+    def __init__(self, folder: Path, size: int, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.folder, self.size, self.mp = folder, size, monkeypatch
+        folder.mkdir()
+        self.mounted = (
+            os.geteuid() == 0
+            and shutil.which("mount") is not None
+            and _mount("-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder))
+        )
+        if not self.mounted:
+            self._emulate()
+
+    def _emulate(self) -> None:
+        real, inside = os.write, str(self.folder) + os.sep
+
+        def used() -> int:
+            return sum(p.stat().st_size for p in self.folder.rglob("*") if p.is_file())
+
+        def write(fd: int, data: bytes) -> int:  # type: ignore[override]
+            if _fd_path(fd).startswith(inside) and used() + len(data) > self.size:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            return real(fd, data)
+
+        self.mp.setattr(os, "write", write)
+
+    def grow(self) -> None:
+        if self.mounted:
+            assert _mount("-o", "remount,size=16m", str(self.folder))
+        else:
+            self.size = 1 << 30
+
+    def close(self) -> None:
+        if self.mounted:
+            subprocess.run(["umount", str(self.folder)], check=True, capture_output=True)
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SmallDisk]:
+    disk = SmallDisk(tmp_path / "disk", 96 * 1024, monkeypatch)
+    try:
+        yield disk
+    finally:
+        disk.close()
+
+
+def test_a_disk_that_fills_up_mid_run(
+    small_disk: SmallDisk, capsys: pytest.CaptureFixture[str]
+) -> None:
+    led = small_disk.folder / "run"
+    assert main(["ledger", "new", str(led), "--seed", SEED, "--config", "B-armed-cur"]) == 0
+    capsys.readouterr()
+    assert run(led, 60) == 5  # the disk fills up long before 60 sessions
+    line = one_error_line(capsys)
+    assert "No space left on device" in line
+    assert "was not committed" in line or "is committed to" in line
+    assert temp_files(led) == []
+    journal_then = (led / "journal.jsonl").read_bytes()
+    committed = [
+        e["session"] for e in scan(led / "journal.jsonl").events if e["kind"] == "session_committed"
+    ]
+    assert committed == list(range(1, len(committed) + 1)) and committed
+    if "is committed to" in line:  # the session named in the line is in the journal
+        assert f"session {committed[-1]} is committed" in line
+    small_disk.grow()
+    capsys.readouterr()
+    assert run(led, committed[-1] + 2) == 0  # room again: the same command resumes
+    assert verify(led).ok
+    assert (led / "journal.jsonl").read_bytes().startswith(journal_then)
