@@ -315,3 +315,34 @@ def test_a_disk_that_fills_up_mid_run(
     assert run(led, committed[-1] + 2) == 0  # room again: the same command resumes
     assert verify(led).ok
     assert (led / "journal.jsonl").read_bytes().startswith(journal_then)
+
+
+def test_a_rating_on_a_read_only_or_full_pack_is_one_error_and_the_file_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from curiosity_tui.errors import StorageError
+    from curiosity_tui.packs.build import build_pack
+    from curiosity_tui.packs.rating import RatingSession
+    from curiosity_tui.packs.schemes import load_scheme
+    from curiosity_tui.packs.synthetic import hand_made_materials
+
+    folder = tmp_path / "packs"
+    pack = folder / "pack"
+    build_pack(hand_made_materials(n_per_config=1), load_scheme("pilot-01"), pack, seed=1)
+    s = RatingSession(pack, "alice")
+    answers = {
+        "q1": {"category": "built", "grounds": "g"},
+        "q2": {"category": "some", "grounds": "g"},
+    }
+    s.save(s.order[0], answers)
+    kept = s.path.read_bytes()
+    with disk_full(monkeypatch, lambda p: "/ratings/" in p), pytest.raises(
+        StorageError, match=r"alice\.jsonl: the rating of item .* was not saved: No space"
+    ):
+        s.save(s.order[1], answers)
+    assert s.path.read_bytes() == kept and temp_files(pack) == []
+    with read_only(folder, monkeypatch), pytest.raises(StorageError, match="was not saved"):
+        RatingSession(pack, "alice").save(s.order[1], answers)
+    assert s.path.read_bytes() == kept
+    RatingSession(pack, "alice").save(s.order[1], answers)  # writable again
+    assert len(RatingSession(pack, "alice").latest()) == 2
