@@ -42,8 +42,9 @@ ALLOWED = set(EXIT_CODES) - {70, 130}
 JOURNAL_CASES = 90
 WRITER_EVERY = 6  # every 6th journal case also opens the ledger for writing (``run``)
 PLAN_CASES = 120
-PACK_CASES = 50
+PACK_CASES = 60
 RATINGS_CASES = 60
+CHAIN_CASES = 60
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -189,6 +190,48 @@ def test_fuzz_plans(tmp_path: Path) -> None:
         assert PLAN_NAME_RE.fullmatch(p.name) and ".." not in p.name
     assert accepted < PLAN_CASES  # most damage is refused ...
     assert accepted > 0  # ... and harmless edits (a comment, a changed prose field) are not
+
+
+def test_fuzz_prereg_chains(tmp_path: Path) -> None:
+    """A damaged chain is refused by ``verify`` and ``lock`` (nothing appended to it)."""
+    rng = random.Random(1205)
+    plan = tmp_path / "plan.toml"
+    plan.write_text(plan_text())
+    base = tmp_path / "base" / "prereg.jsonl"
+    for stage in ("before-runs", "after-shakeout"):
+        argv = [
+            "prereg",
+            "lock",
+            str(plan),
+            "--stage",
+            stage,
+            "--reason",
+            "r",
+            "--chain",
+            str(base),
+        ]
+        assert cli(argv)[0] == 0
+    original = base.read_bytes()
+    for case in range(CHAIN_CASES):
+        kind, data = mutate(original, rng)
+        chain = tmp_path / f"c{case}" / "prereg.jsonl"
+        chain.parent.mkdir()
+        chain.write_bytes(data)
+        what = f"chain case {case} ({kind})"
+        rc_verify, err = cli(["prereg", "verify", str(chain)])
+        check(rc_verify, err, f"{what}: verify")
+        rc, err = cli(["prereg", "show", str(chain)])
+        check(rc, err, f"{what}: show")
+        assert chain.read_bytes() == data, f"{what}: a reader changed the chain"
+        stage = "after-mechanical-results"
+        rc, err = cli(
+            ["prereg", "lock", str(plan), "--stage", stage, "--reason", "r", "--chain", str(chain)]
+        )
+        check(rc, err, f"{what}: lock")
+        if rc != 0 or rc_verify != 0:
+            assert rc != 0 and chain.read_bytes() == data, f"{what}: locked onto a bad chain"
+        else:
+            assert chain.read_bytes().startswith(data), f"{what}: the chain was rewritten"
 
 
 # --------------------------------------------------------------------------- packs, ratings

@@ -24,6 +24,7 @@ from curiosity_tui.clock import utc_now_milli
 from curiosity_tui.errors import InputError, StorageError, os_reason
 from curiosity_tui.packs.pack import RATINGS_DIR, Pack, PackItem
 from curiosity_tui.packs.schemes import Question, Scheme
+from curiosity_tui.textfiles import utf8_lines
 
 __all__ = [
     "QuestionAnswer",
@@ -181,13 +182,7 @@ def read_ratings(path: Path) -> list[RatingRecord]:
     if not path.exists():
         return []
     out: list[RatingRecord] = []
-    for lineno, raw in enumerate(path.read_bytes().splitlines(), start=1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as err:
-            raise RatingError(
-                f"{path}:{lineno}: not UTF-8 text (bad byte at column {err.start + 1})"
-            ) from None
+    for lineno, line in utf8_lines(path, RatingError):
         if not line.strip():
             continue
         try:

@@ -37,6 +37,7 @@ from curiosity_tui.packs.rating import (
     validate_rater_name,
 )
 from curiosity_tui.packs.schemes import Question
+from curiosity_tui.textfiles import utf8_lines
 
 __all__ = [
     "Completeness",
@@ -82,7 +83,7 @@ class PackLog:
             return []
         out: list[LogEntry] = []
         prev = GENESIS
-        for lineno, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), 1):
+        for lineno, line in utf8_lines(self.path, PackError):
             if not line.strip():
                 continue
             try:
