@@ -263,3 +263,39 @@ def test_exit_codes_are_documented() -> None:
     doc = (Path(__file__).resolve().parents[1] / "docs" / "errors.md").read_text()
     for code, meaning in EXIT_CODES.items():
         assert f"| {code} |" in doc, (code, meaning)
+
+
+# --------------------------------------------------------------------------- non-UTF-8 arguments
+
+
+def test_non_utf8_arguments_are_refused_before_anything_is_written(
+    tmp_path: Path, python: str, subprocess_env: dict[str, str], file_bytes
+) -> None:
+    import os
+    import subprocess
+
+    def cli_bytes(*args: bytes) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [python.encode(), b"-m", b"curiosity_tui", *args],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            env=subprocess_env,
+            timeout=120,
+        )
+
+    target = os.fsencode(tmp_path / "new")
+    proc = cli_bytes(b"ledger", b"new", target, b"--seed", b"bad \xff seed")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "--seed 'bad \\udcff seed' is not valid UTF-8 text" in proc.stderr
+    assert not (tmp_path / "new").exists()
+
+    led = tmp_path / "run"
+    Ledger.create(led, RunMeta(name="run", seed=SEED, config="C-cur")).close()
+    src = tmp_path / "s.txt"
+    src.write_text("Printing presses in Wittenberg.\n")
+    before = file_bytes(led)
+    proc = cli_bytes(b"sources", b"add", os.fsencode(led), os.fsencode(src), b"--title", b"t\xff")
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+    assert "source_added: text holds '\\udcff', which is not valid UTF-8" in proc.stderr
+    assert file_bytes(led) == before  # no event, and no stray source file

@@ -17,7 +17,7 @@ from curiosity_tui.ledger.ledger import Ledger, verify
 from curiosity_tui.ledger.models import CuratorKind, RunMeta
 from curiosity_tui.ledger.queue import decayed_priority, pulse, queue
 from curiosity_tui.protocol.configs import get_configuration, resolve_curator
-from curiosity_tui.textsafe import terminal_safe
+from curiosity_tui.textsafe import replace_unstorable, terminal_safe
 
 STAGES = ("session", "decay", "curator")
 
@@ -92,6 +92,9 @@ def _new(args: argparse.Namespace) -> int:
     if not seed:
         raise InputError("--seed must not be empty")
     path: Path = args.path
+    for what, text in (("--seed", seed), ("the ledger's folder name", path.name)):
+        if replace_unstorable(text)[1]:  # undecodable argv bytes arrive as lone surrogates
+            raise InputError(f"{what} {text!r} is not valid UTF-8 text; nothing was created")
     meta = RunMeta(
         name=path.name, seed=seed, config=config, contract=args.contract, curator=curator
     )

@@ -14,7 +14,6 @@ from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.errors import (
     CommittedButBehindError,
     InputError,
-    StorageError,
     TransitionError,
 )
 from curiosity_tui.ledger.events import SourceAdded
@@ -119,7 +118,7 @@ def add_source(
     atomic_write_bytes(target, blob)
     try:
         _record_source(led, p, digest, name, locator, actor, rel, len(blob))
-    except StorageError as err:
+    except BaseException as err:
         if not existed and not isinstance(err, CommittedButBehindError):
             target.unlink(missing_ok=True)  # not in the journal: leave nothing behind
         raise

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from curiosity_tui.errors import CorruptLedgerError, LedgerError, TransitionError
+from curiosity_tui.errors import CorruptLedgerError, InputError, LedgerError, TransitionError
 from curiosity_tui.ledger import journal as jr
 from curiosity_tui.ledger.commit_errors import batch_name, commit_failure
 from curiosity_tui.ledger.events import (
@@ -154,13 +154,20 @@ class Batch:
             "data": clean,
             "prev": self.prev,
         }
+        try:  # before the fold, so a refused event leaves the working state untouched
+            line, digest = jr.encode_event(body)
+        except UnicodeEncodeError as err:  # e.g. a lone surrogate from a non-UTF-8 argv
+            where = f" on {node}" if node else ""
+            raise InputError(
+                f"{kind}{where}: text holds {err.object[err.start : err.end]!r}, which is not "
+                "valid UTF-8 and cannot be stored; nothing was written"
+            ) from None
         ids = touched(kind, node, clean)
         self.work.prepare(ids)
         try:
             fold_event(self.state, body)
         except CorruptLedgerError as err:
             raise TransitionError(str(err).replace(f"event seq {body['seq']}: ", "")) from None
-        line, digest = jr.encode_event(body)
         body["hash"] = digest
         self.seq += 1
         self.prev = digest
