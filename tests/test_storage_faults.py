@@ -336,8 +336,11 @@ def test_a_rating_on_a_read_only_or_full_pack_is_one_error_and_the_file_is_kept(
     }
     s.save(s.order[0], answers)
     kept = s.path.read_bytes()
-    with disk_full(monkeypatch, lambda p: "/ratings/" in p), pytest.raises(
-        StorageError, match=r"alice\.jsonl: the rating of item .* was not saved: No space"
+    with (
+        disk_full(monkeypatch, lambda p: "/ratings/" in p),
+        pytest.raises(
+            StorageError, match=r"alice\.jsonl: the rating of item .* was not saved: No space"
+        ),
     ):
         s.save(s.order[1], answers)
     assert s.path.read_bytes() == kept and temp_files(pack) == []
