@@ -17,8 +17,20 @@ from pathlib import Path
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644) -> None:
-    """Write ``data`` to ``path`` so that a crash leaves either the old or the new file."""
+    """Write ``data`` to ``path`` so that a crash leaves either the old or the new file.
+
+    A failure (disk full, read-only folder) removes the temp file and raises an ``OSError``
+    whose ``filename`` is ``path``, so the one-line error names the file."""
     path = Path(path)
+    try:
+        _atomic_write(path, data, mode)
+    except OSError as err:
+        if err.filename is None:
+            raise OSError(err.errno, err.strerror, str(path)) from err
+        raise
+
+
+def _atomic_write(path: Path, data: bytes, mode: int) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -55,12 +67,19 @@ def fsync_dir(directory: Path) -> None:
 
 
 def append_line_durable(path: Path, line: bytes) -> None:
-    """Append one whole line with a single ``O_APPEND`` write, then fsync."""
+    """Append one whole line with a single ``O_APPEND`` write, then fsync. A failed write is
+    cut back off (so no torn line is left for the next append) and raises naming ``path``."""
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        view = memoryview(line)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
+        start = os.fstat(fd).st_size
+        try:
+            view = memoryview(line)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        except OSError as err:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, start)
+            raise OSError(err.errno, err.strerror, str(path)) from err
     finally:
         os.close(fd)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from ledger_builders import build
 
-from curiosity_tui.errors import CorruptLedgerError
+from curiosity_tui.errors import CorruptLedgerError, StorageError
 from curiosity_tui.ledger import journal as jr
 from curiosity_tui.ledger.events import FactAttached
 from curiosity_tui.ledger.ledger import Ledger, verify
@@ -210,8 +210,13 @@ def test_failed_write_leaves_no_prefix(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(jr.os, "write", flaky)
-    with pytest.raises(OSError), led.batch(2) as b:
+    # one line saying the batch did not reach the journal (the OSError is its cause)
+    with (
+        pytest.raises(StorageError, match="session 2 was not committed") as info,
+        led.batch(2) as b,
+    ):
         b.emit(FactAttached(text="lost"), node="q1", actor="model")
+    assert isinstance(info.value.__cause__, OSError)
     monkeypatch.setattr(jr.os, "write", real_write)
     assert jpath.read_bytes() == good
     with led.batch(2) as b:

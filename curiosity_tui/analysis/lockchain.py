@@ -24,6 +24,7 @@ from curiosity_tui.analysis.registry import Registry
 from curiosity_tui.atomic import append_line_durable
 from curiosity_tui.clock import utc_now_seconds
 from curiosity_tui.errors import InputError
+from curiosity_tui.textfiles import utf8_lines
 
 CHAIN_FILE = "prereg.jsonl"
 GENESIS = "0" * 64
@@ -90,16 +91,15 @@ def read_chain(path: Path) -> list[LockEntry]:
     if not path.exists():
         return []
     entries: list[LockEntry] = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                entries.append(LockEntry.model_validate_json(line))
-            except ValidationError as err:
-                raise ChainError(
-                    f"{path}:{lineno}: not a prereg entry: {err.errors()[0]['msg']}"
-                ) from None
+    for lineno, line in utf8_lines(path, ChainError):
+        if not line.strip():
+            continue
+        try:
+            entries.append(LockEntry.model_validate_json(line))
+        except ValidationError as err:
+            raise ChainError(
+                f"{path}:{lineno}: not a prereg entry: {err.errors()[0]['msg']}"
+            ) from None
     return entries
 
 

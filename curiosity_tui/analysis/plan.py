@@ -15,7 +15,15 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from curiosity_tui.analysis.registry import NAME_RE, Registry, default_registry
 from curiosity_tui.errors import InputError
@@ -31,12 +39,21 @@ class PlanError(InputError):
     """A plan that cannot be locked or used, with the file, key and line."""
 
 
+#: Bounds on plan values (decision 171): generous for a pilot, small enough that a typo
+#: (``sessions = 1e9``) is refused at lock time instead of starting a run that never ends.
+MAX_RUNS = 1000
+MAX_SESSIONS = 1000
+MAX_TOKENS = 1_000_000
+#: a plan name is used in file names and paths: letters, digits, ``. _ + -``, no ``..``
+PLAN_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,99}")
+
+
 class Budgets(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    session_completion_tokens: int = Field(4000, gt=0)
-    candidate_completion_tokens: int | None = Field(None, gt=0)
-    curator_completion_tokens: int | None = Field(None, gt=0)
+    session_completion_tokens: StrictInt = Field(4000, gt=0, le=MAX_TOKENS)
+    candidate_completion_tokens: StrictInt | None = Field(None, gt=0, le=MAX_TOKENS)
+    curator_completion_tokens: StrictInt | None = Field(None, gt=0, le=MAX_TOKENS)
 
 
 class DecisionRule(BaseModel):
@@ -55,7 +72,7 @@ class DecisionRule(BaseModel):
     treatment: list[str] | None = None
     control: list[str] | None = None
     metrics: list[str] = Field(min_length=1)
-    margin: float = Field(0.0, ge=0.0)
+    margin: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     #: how a difference exactly equal to the margin reads
     ties: Literal["not_met", "met", "undecided"] = "not_met"
     require_structural: bool = False
@@ -80,18 +97,28 @@ class PilotPlan(BaseModel):
 
     name: str = Field(min_length=1)
     configurations: list[str] = Field(min_length=1)
-    runs: int = Field(gt=0)
-    sessions: int = Field(gt=0)
+    runs: StrictInt = Field(gt=0, le=MAX_RUNS)
+    sessions: StrictInt = Field(gt=0, le=MAX_SESSIONS)
     seed_question: str = Field(min_length=1)
     model: str = Field(min_length=1)
     budgets: Budgets
-    epsilon: float = Field(ge=0.0)
+    epsilon: float = Field(gt=0.0, lt=1.0, allow_inf_nan=False)
     metrics: list[str] = Field(min_length=1)
     aggregation: Literal["mean", "median"] = "mean"
     rule: DecisionRule
     contract: Literal["pilot-01", "pilot-02"] | None = None
     embedder: str | None = None
     notes: str = ""
+
+    @field_validator("name")
+    @classmethod
+    def _safe_name(cls, v: str) -> str:
+        if not PLAN_NAME_RE.fullmatch(v) or ".." in v:
+            raise ValueError(
+                f"{v!r} is not safe as a file name: use letters, digits and . _ + - "
+                "(no '/', no '..', at most 100 characters)"
+            )
+        return v
 
     @model_validator(mode="after")
     def _pairs_known(self) -> PilotPlan:
@@ -230,6 +257,9 @@ def parse_plan(text: str, *, source: str = "<plan>", registry: Registry | None =
         if not loc:  # a whole-plan check: its message starts with the key it is about
             key = re.match(r"^([a-z_]+(?:\.[a-z_]+)?) ", msg)
             raise PlanError(f"{_where(source, text, key.group(1) if key else '')}: {msg}") from None
+        got = first.get("input")
+        if isinstance(got, (int, float, str)) and first["type"] != "extra_forbidden":
+            msg = f"{msg} (got {got!r})"
         raise PlanError(f"{_where(source, text, loc)}: {loc}: {msg}") from None
 
     where = _where(source, text, "rule.metrics")
@@ -255,7 +285,15 @@ def parse_plan(text: str, *, source: str = "<plan>", registry: Registry | None =
 
 def load_plan(path: Path, *, registry: Registry | None = None) -> tuple[PilotPlan, str]:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        raw = Path(path).read_bytes()
     except OSError as err:
         raise PlanError(f"{path}: cannot read plan: {err.strerror}") from err
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        raise PlanError(
+            f"{path}:{line}: not UTF-8 text (bad byte 0x{raw[err.start]:02x} at offset "
+            f"{err.start}); a plan is a UTF-8 TOML file"
+        ) from None
     return parse_plan(text, source=str(path), registry=registry), text

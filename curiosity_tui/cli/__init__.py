@@ -8,6 +8,7 @@ exposes ``register(subparsers)``; this module only wires them together and turns
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -19,7 +20,7 @@ from curiosity_tui.cli import (
     pack_cmds,
     run_cmds,
 )
-from curiosity_tui.errors import CuriosityError
+from curiosity_tui.errors import EXIT_CODES, CuriosityError, StorageError, describe_os_error
 
 #: Command modules, in the order their commands appear in ``--help``. None imports numpy,
 #: scikit-learn, openai or textual at module level (they load inside the handlers;
@@ -60,10 +61,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(handler(args) or 0)
     except CuriosityError as err:
-        print(f"curiosity-tui: error: {err}", file=sys.stderr)
+        print(f"curiosity-tui: error: {_one_line(str(err))}", file=sys.stderr)
         return err.exit_code
     except KeyboardInterrupt:
         print("curiosity-tui: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as err:  # disk full, read-only folder, permission: name the file
+        print(f"curiosity-tui: error: {_one_line(describe_os_error(err))}", file=sys.stderr)
+        return StorageError.exit_code
+    except Exception as err:  # a bug; still one line (CURIOSITY_TRACEBACK=1 shows it)
+        if os.environ.get("CURIOSITY_TRACEBACK"):
+            raise
+        print(
+            f"curiosity-tui: internal error: {type(err).__name__}: {_one_line(str(err))} "
+            "(a bug: set CURIOSITY_TRACEBACK=1 to see where, and please report it)",
+            file=sys.stderr,
+        )
+        return INTERNAL_ERROR
+
+
+#: exit code of an unexpected exception (see ``EXIT_CODES``)
+INTERNAL_ERROR = 70
+assert INTERNAL_ERROR in EXIT_CODES
+
+
+def _one_line(text: str, width: int = 400) -> str:
+    """An error message as one line: newlines folded, control characters escaped."""
+    flat = " ".join(text.split())
+    flat = "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in flat)
+    return flat if len(flat) <= width else flat[: width - 1] + "…"

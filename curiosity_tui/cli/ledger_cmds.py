@@ -17,6 +17,7 @@ from curiosity_tui.ledger.ledger import Ledger, verify
 from curiosity_tui.ledger.models import CuratorKind, RunMeta
 from curiosity_tui.ledger.queue import decayed_priority, pulse, queue
 from curiosity_tui.protocol.configs import get_configuration, resolve_curator
+from curiosity_tui.textsafe import replace_unstorable, terminal_safe
 
 STAGES = ("session", "decay", "curator")
 
@@ -56,6 +57,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="N",
         help="the rendering session N received (default: the next session's)",
     )
+    render.add_argument(
+        "--raw",
+        action="store_true",
+        help="write the text byte for byte; by default control, zero-width and bidi "
+        "characters are shown visibly (ESC as ␛, U+202E as ⟨U+202E⟩) so model text cannot "
+        "drive the terminal",
+    )
     render.set_defaults(handler=_render)
     led.set_defaults(handler=lambda a: (led.print_help(), 2)[1])
 
@@ -84,6 +92,9 @@ def _new(args: argparse.Namespace) -> int:
     if not seed:
         raise InputError("--seed must not be empty")
     path: Path = args.path
+    for what, text in (("--seed", seed), ("the ledger's folder name", path.name)):
+        if replace_unstorable(text)[1]:  # undecodable argv bytes arrive as lone surrogates
+            raise InputError(f"{what} {text!r} is not valid UTF-8 text; nothing was created")
     meta = RunMeta(
         name=path.name, seed=seed, config=config, contract=args.contract, curator=curator
     )
@@ -179,7 +190,7 @@ def _render(args: argparse.Namespace) -> int:
                 f"the next is {led.last_session + 1}, not {session}"
             )
         text = led.rendering(session)
-    sys.stdout.write(text)
+    sys.stdout.write(text if args.raw else terminal_safe(text))
     return 0
 
 

@@ -12,8 +12,9 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from curiosity_tui.errors import CorruptLedgerError, LedgerError, TransitionError
+from curiosity_tui.errors import CorruptLedgerError, InputError, LedgerError, TransitionError
 from curiosity_tui.ledger import journal as jr
+from curiosity_tui.ledger.commit_errors import batch_name, commit_failure
 from curiosity_tui.ledger.events import (
     COMMIT_MARKERS,
     EVENT_KINDS,
@@ -43,7 +44,11 @@ class LedgerHost(Protocol):
     _hindex: HashIndex
     _dirty_since_snapshot: set[str]
 
-    def _apply_batch(self, b: Batch) -> None: ...
+    def _apply_batch(self, b: Batch) -> None:
+        """Append the batch to the journal (the commit point), set ``_last_seq`` to its last
+        seq, then write the projection. Batch.commit relies on that order to tell a failure
+        before the commit point from one after it (ledger/commit_errors.py)."""
+        ...
 
 
 def valid_actor(actor: str) -> bool:
@@ -149,13 +154,20 @@ class Batch:
             "data": clean,
             "prev": self.prev,
         }
+        try:  # before the fold, so a refused event leaves the working state untouched
+            line, digest = jr.encode_event(body)
+        except UnicodeEncodeError as err:  # e.g. a lone surrogate from a non-UTF-8 argv
+            where = f" on {node}" if node else ""
+            raise InputError(
+                f"{kind}{where}: text holds {err.object[err.start : err.end]!r}, which is not "
+                "valid UTF-8 and cannot be stored; nothing was written"
+            ) from None
         ids = touched(kind, node, clean)
         self.work.prepare(ids)
         try:
             fold_event(self.state, body)
         except CorruptLedgerError as err:
             raise TransitionError(str(err).replace(f"event seq {body['seq']}: ", "")) from None
-        line, digest = jr.encode_event(body)
         body["hash"] = digest
         self.seq += 1
         self.prev = digest
@@ -222,7 +234,17 @@ class Batch:
         self.seq += 1
         self.prev = digest
         self.closed = True
-        self.ledger._apply_batch(self)
+        try:
+            self.ledger._apply_batch(self)
+        except OSError as err:  # disk full, read-only: say whether the batch reached the journal
+            raise commit_failure(
+                err,
+                ledger=self.ledger.path,
+                what=batch_name(self.session, self.marker, self.label),
+                session=self.session,
+                seq=self.seq,
+                reached=self.ledger._last_seq == self.seq,
+            ) from err
 
     def abort(self) -> None:
         self.closed = True

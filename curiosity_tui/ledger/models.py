@@ -209,6 +209,11 @@ class CallRecord(_Record):
     refusal: bool = Field(
         default=False, description="The endpoint returned a refusal (its text is response_text)."
     )
+    replaced_chars: int = Field(
+        default=0,
+        description="Characters of the reply that cannot be stored (lone surrogates) and were "
+        "replaced by U+FFFD before anything was recorded.",
+    )
     earlier: list[CallRecord] = Field(
         default_factory=list,
         exclude=True,

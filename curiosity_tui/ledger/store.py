@@ -26,7 +26,7 @@ from tinydb.table import Document
 
 from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.clock import utc_now_seconds
-from curiosity_tui.errors import CorruptLedgerError, LedgerLockedError
+from curiosity_tui.errors import CorruptLedgerError, LedgerLockedError, StorageError, os_reason
 
 PROJECTION_FILE = "ledger.json"
 LOCK_FILE = "writer.lock"
@@ -120,7 +120,12 @@ class WriterLock:
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as err:  # a read-only folder, no permission: one line, nothing changed
+            raise StorageError(
+                f"cannot open ledger {self.path.parent} for writing: {self.path}: {os_reason(err)}"
+            ) from err
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field, ValidationError
 from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.errors import InputError
 from curiosity_tui.packs.schemes import Scheme
+from curiosity_tui.textfiles import utf8_lines
 
 __all__ = [
     "ITEMS_FILE",
@@ -169,7 +170,7 @@ class Pack:
                 "the items were changed after the pack was built"
             )
         items: dict[str, PackItem] = {}
-        for lineno, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
+        for lineno, line in utf8_lines(ipath, PackError, data=raw):
             if not line.strip():
                 continue
             try:

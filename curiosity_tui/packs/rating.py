@@ -21,9 +21,10 @@ from pydantic import BaseModel, Field, ValidationError
 
 from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.clock import utc_now_milli
-from curiosity_tui.errors import InputError
+from curiosity_tui.errors import InputError, StorageError, os_reason
 from curiosity_tui.packs.pack import RATINGS_DIR, Pack, PackItem
 from curiosity_tui.packs.schemes import Question, Scheme
+from curiosity_tui.textfiles import utf8_lines
 
 __all__ = [
     "QuestionAnswer",
@@ -197,7 +198,7 @@ def read_ratings(path: Path) -> list[RatingRecord]:
     if not path.exists():
         return []
     out: list[RatingRecord] = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for lineno, line in utf8_lines(path, RatingError):
         if not line.strip():
             continue
         try:
@@ -287,6 +288,14 @@ class RatingSession:
     ) -> RatingRecord:
         item = self.pack.item(item_id)
         clean = validate_answers(self.scheme, item, answers)
+        try:
+            return self._append(item_id, clean)
+        except OSError as err:  # disk full, read-only pack folder: the file is as it was
+            raise StorageError(
+                f"{self.path}: the rating of item {item_id} was not saved: {os_reason(err)}"
+            ) from err
+
+    def _append(self, item_id: str, clean: dict[str, QuestionAnswer]) -> RatingRecord:
         with _locked(self.path):
             on_disk = read_ratings(self.path)  # another window of the same rater may have saved
             revision = sum(1 for r in on_disk if r.item == item_id)

@@ -29,8 +29,15 @@ from curiosity_tui.packs.pack import (
     default_key_path,
     sha256_bytes,
 )
-from curiosity_tui.packs.rating import latest_by_item, read_ratings, validate_rater_name
+from curiosity_tui.packs.rating import (
+    RatingError,
+    latest_by_item,
+    ratings_path,
+    read_ratings,
+    validate_rater_name,
+)
 from curiosity_tui.packs.schemes import Question
+from curiosity_tui.textfiles import utf8_lines
 
 __all__ = [
     "Completeness",
@@ -76,7 +83,7 @@ class PackLog:
             return []
         out: list[LogEntry] = []
         prev = GENESIS
-        for lineno, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), 1):
+        for lineno, line in utf8_lines(self.path, PackError):
             if not line.strip():
                 continue
             try:
@@ -352,10 +359,30 @@ def unblind(
 def _latest_categories(pack: Pack) -> dict[str, dict[str, dict[str, str]]]:
     """item → rater → question → category, from each rater's latest revision."""
     latest: dict[str, dict[str, dict[str, str]]] = {}
+    known = {q.id: q.category_ids for q in pack.scheme.questions}
     for rater, recs in all_ratings(pack).items():
         for item, rec in latest_by_item(recs).items():
+            for qid, a in rec.answers.items():
+                if a.category not in known.get(qid, ()):
+                    _unknown_answer(pack, rater, item, qid, a.category, known)
             latest.setdefault(item, {})[rater] = {q: a.category for q, a in rec.answers.items()}
     return latest
+
+
+def _unknown_answer(
+    pack: Pack, rater: str, item: str, qid: str, category: str, known: dict[str, list[str]]
+) -> None:
+    """Refuse a rating whose question or category the pack's scheme does not have."""
+    where = f"{ratings_path(pack.path, rater)}: item {item}"
+    if qid not in known:
+        raise RatingError(
+            f"{where}: question {qid!r} is not in scheme {pack.scheme.id!r} "
+            f"(its questions: {', '.join(known)})"
+        )
+    raise RatingError(
+        f"{where}, {qid}: unknown category {category!r} (scheme {pack.scheme.id!r} has "
+        f"{', '.join(known[qid])})"
+    )
 
 
 def _config_table(

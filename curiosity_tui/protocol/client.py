@@ -39,6 +39,7 @@ from pydantic import BaseModel, ValidationError
 
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger.models import CallRecord
+from curiosity_tui.textsafe import replace_unstorable, replace_unstorable_in
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -399,6 +400,7 @@ class ModelClient:
         refusal = getattr(message, "refusal", None) if message is not None else None
         if not content and refusal:
             content = str(refusal)
+        content, record.replaced_chars = replace_unstorable(content)  # lone surrogates
         usage = response.usage
         record.prompt_tokens = (usage.prompt_tokens or 0) if usage else 0
         record.completion_tokens = (usage.completion_tokens or 0) if usage else 0
@@ -464,6 +466,8 @@ class ModelClient:
                 except ValueError as exc:
                     code, problem = "invalid_json", str(exc)
                 else:
+                    data, n_escaped = replace_unstorable_in(data)  # "\ud800" escapes in JSON
+                    record.replaced_chars += n_escaped
                     try:
                         value = schema.model_validate(data)
                         if validator is not None:

@@ -4,37 +4,25 @@ Every string that came from a model, a ledger or a pack goes through :func:`clea
 :func:`literal`, which returns a Rich ``Text`` built without markup parsing). Control
 characters become their visible Unicode "control pictures" (ESC -> ␛, BEL -> ␇, NUL -> ␀),
 so an escape sequence can neither style nor move the cursor, and the reader still sees that
-something was there.
+something was there. Zero-width and bidi formatting characters (ZWSP, ZWJ, RLO, isolates,
+BOM, ...) are shown as ``⟨U+200B⟩`` so hidden or reordered text is visible
+(:mod:`curiosity_tui.textsafe`).
 """
 
 from __future__ import annotations
-
-import re
 
 from rich.console import JustifyMethod
 from rich.style import Style
 from rich.text import Text
 
-# C0 controls except newline and tab, DEL, C1 controls, and bidi overrides/isolates that can
-# reorder what is displayed.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\x80-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def _picture(m: re.Match[str]) -> str:
-    ch = m.group(0)
-    code = ord(ch)
-    if code < 0x20:
-        return chr(0x2400 + code)
-    if code == 0x7F:
-        return "\u2421"
-    return f"\\u{code:04x}"
+from curiosity_tui.textsafe import escape_controls, show_invisible
 
 
 def clean(text: object, *, oneline: bool = False, tab: int = 4) -> str:
     """``text`` with control characters made visible; newlines kept unless ``oneline``."""
     s = str(text) if text is not None else ""
     s = s.replace("\r\n", "\n").replace("\t", " " * tab)
-    s = _CONTROL.sub(_picture, s)
+    s = show_invisible(escape_controls(s))
     if oneline:
         s = " ".join(s.split("\n"))
     return s
