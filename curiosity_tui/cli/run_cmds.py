@@ -29,6 +29,10 @@ def endpoint_flags(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="use the built-in scripted model server on 127.0.0.1 (offline; replies are labelled scripted)",
     )
+    g.add_argument(
+        "--max-rpm", type=float, help="at most this many requests a minute (all runs together)"
+    )
+    g.add_argument("--max-tpm", type=float, help="at most this many tokens a minute (estimated)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -54,10 +58,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.set_defaults(handler=_demo)
 
 
+def _rate_limits(args: argparse.Namespace) -> None:
+    """``--max-rpm`` / ``--max-tpm``: one limiter for every client of this process."""
+    from curiosity_tui.protocol import ratelimit
+
+    rpm, tpm = getattr(args, "max_rpm", None), getattr(args, "max_tpm", None)
+    for flag, value in (("--max-rpm", rpm), ("--max-tpm", tpm)):
+        if value is not None and not value > 0:
+            raise InputError(f"{flag} {value:g}: must be a positive number")
+    ratelimit.configure(ratelimit.RateLimiter(rpm, tpm) if rpm or tpm else None)
+
+
 @contextlib.contextmanager
 def model_client(args: argparse.Namespace, default_model: str | None) -> Iterator[Any]:
     """A ModelClient for the flags; with --scripted, backed by the built-in scripted server."""
     from curiosity_tui.protocol.client import ModelClient
+
+    _rate_limits(args)
 
     if getattr(args, "scripted", False):
         from curiosity_tui.protocol.demo import DemoResponder

@@ -39,6 +39,7 @@ from pydantic import BaseModel, ValidationError
 
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger.models import CallRecord
+from curiosity_tui.protocol import ratelimit
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -210,6 +211,7 @@ class ModelClient:
             oa = openai.AsyncOpenAI(
                 api_key=self._key, base_url=self.base_url, max_retries=0, timeout=self.timeout_s
             )
+            ratelimit.attach(oa)  # --max-rpm / --max-tpm: waits before each request (14.6)
             per_loop[self._pool_key] = oa
         return oa
 

@@ -13,16 +13,17 @@ import asyncio
 import math
 import multiprocessing as mp
 import queue as queue_mod
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from curiosity_tui.errors import InputError
+from curiosity_tui.protocol import ratelimit
 from curiosity_tui.protocol.client import ModelClient
 from curiosity_tui.protocol.runner import ProgressFn, RunResult, RunSpec, run_pilot
 from curiosity_tui.protocol.shards import Shard, shard_of
 
-__all__ = ["ClientSpec", "run_pilot_workers"]
+__all__ = ["ClientSpec", "run_pilot_workers", "worker_share"]
 
 _POLL_S = 0.2
 
@@ -39,10 +40,15 @@ class ClientSpec:
     max_retries: int = 3
     retry_backoff_s: float = 1.0
     endpoint_embeddings: bool = False
+    max_rpm: float | None = None  # this worker's share (run_pilot_workers divides)
+    max_tpm: float | None = None
 
     @classmethod
     def of(cls, client: ModelClient, *, endpoint_embeddings: bool = False) -> ClientSpec:
+        limiter = ratelimit.current()
         return cls(
+            max_rpm=limiter.rpm if limiter else None,
+            max_tpm=limiter.tpm if limiter else None,
             model=client.model,
             base_url=client.base_url,
             api_key=getattr(client, "_key", None),
@@ -54,6 +60,9 @@ class ClientSpec:
         )
 
     def build(self) -> ModelClient:
+        """The client; sets this process's rate limiter to the spec's share first."""
+        limits = (self.max_rpm, self.max_tpm)
+        ratelimit.configure(ratelimit.RateLimiter(*limits) if any(limits) else None)
         return ModelClient(
             base_url=self.base_url,
             api_key=self.api_key,
@@ -106,6 +115,15 @@ def _worker_main(
     q.put(("result", index, results))
 
 
+def worker_share(client: ClientSpec, workers: int) -> ClientSpec:
+    """Each worker gets an equal share of the rate limits (see protocol/ratelimit.py)."""
+    return replace(
+        client,
+        max_rpm=client.max_rpm / workers if client.max_rpm else None,
+        max_tpm=client.max_tpm / workers if client.max_tpm else None,
+    )
+
+
 def _lost(specs: list[RunSpec], why: str) -> list[RunResult]:
     return [RunResult(ledger=s.name, sessions_done=0, failed=[(0, why)]) for s in specs]
 
@@ -132,6 +150,7 @@ def run_pilot_workers(
     workers = max(1, min(workers, len(specs)))
     shares = [shard_of(specs, Shard(index=w + 1, count=workers)) for w in range(workers)]
     per_worker = max(1, math.ceil(concurrency / workers))
+    client = worker_share(client, workers)
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
     procs = [
