@@ -243,6 +243,37 @@ async def _calls(base_url: str, n: int, conc: int) -> float:
         await client.aclose()
 
 
+async def _bare_calls(base_url: str, n: int) -> float:
+    """Reference: CPU seconds of ``n`` plain ``openai`` chat calls (no ModelClient), one at a time."""
+    import openai
+
+    from curiosity_tui.protocol.client import schema_response_format
+    from curiosity_tui.protocol.schemas import JudgeAfterResponse
+
+    oa = openai.AsyncOpenAI(api_key="sk-test", base_url=base_url, max_retries=0)
+    messages = [{"role": "user", "content": "F1: a\nF2: b\nD1: c\n" + "evidence " * 300}]
+    extra = {"response_format": schema_response_format(JudgeAfterResponse)}
+    headers = {"X-Curiosity-Call": "judge-after", "X-Curiosity-Session": "3"}
+
+    async def one() -> None:
+        await oa.chat.completions.create(
+            model="scripted",
+            messages=messages,  # type: ignore[arg-type]
+            max_tokens=200,
+            extra_body=extra,
+            extra_headers=headers,
+        )
+
+    try:
+        await one()
+        c0 = time.process_time()
+        for _ in range(n):
+            await one()
+        return time.process_time() - c0
+    finally:
+        await oa.close()
+
+
 def client_cpu_per_call(n: int, repeats: int) -> dict[int, list[float]]:
     """ms of CPU per call in the client, server in another process; per concurrency."""
     ctx = mp.get_context("spawn")
@@ -251,10 +282,12 @@ def client_cpu_per_call(n: int, repeats: int) -> dict[int, list[float]]:
     proc.start()
     try:
         base = q.get(timeout=60)
-        return {
+        out = {
             conc: sorted(1000 * asyncio.run(_calls(base, n, conc)) / n for _ in range(repeats))
             for conc in (1, 18)
         }
+        out[0] = sorted(1000 * asyncio.run(_bare_calls(base, n)) / n for _ in range(repeats))
+        return out
     finally:
         stop.set()
         proc.join()
@@ -272,6 +305,13 @@ def workers_section(args: argparse.Namespace, root: Path) -> bool:
             worker_pilot(srv, root / f"w-pilot-{k}", args.worker_runs, args.workers)
             for k in range(args.repeats)
         ]
+    ones: list[tuple[float, float, int]] = []
+    if args.compare_one_worker:
+        with ScriptedServer(latency_ms=args.latency_ms, responder=DemoResponder()) as srv:
+            ones = [
+                worker_pilot(srv, root / f"w1-pilot-{k}", args.worker_runs, 1)
+                for k in range(args.repeats)
+            ]
     alone = min(alones)
     walls = [w for w, _, _ in figures]
     best_wall, best_cpu, n = min(figures)
@@ -283,6 +323,12 @@ def workers_section(args: argparse.Namespace, root: Path) -> bool:
         f"{os.cpu_count()} cores)"
     )
     print(f"   pilot wall s: {_min_med(walls)}; one C+cur run alone s: {_min_med(alones)}")
+    if ones:
+        print(
+            f"   the same pilot in one worker process: wall s {_min_med([w for w, _, _ in ones])}"
+            f" (CPU {min(ones)[1]:.2f} s); {args.workers} workers / one: "
+            f"{best_wall / min(ones)[0]:.2f}"
+        )
     print(
         f"   total CPU of the fastest pilot {best_cpu:.2f} s / {args.workers} = "
         f"{best_cpu / args.workers:.2f} s; bound = max({alone:.2f}, "
@@ -293,6 +339,7 @@ def workers_section(args: argparse.Namespace, root: Path) -> bool:
         f"{'met' if ratio <= TARGET_PILOT else 'MISSED'}"
     )
     per_call = client_cpu_per_call(args.calls, args.repeats)
+    bare = per_call.pop(0)
     worst = 0.0
     for conc, ms in per_call.items():
         worst = max(worst, min(ms))
@@ -300,6 +347,10 @@ def workers_section(args: argparse.Namespace, root: Path) -> bool:
             f"4. client CPU per structured call, concurrency {conc:>2}, {args.calls} calls, "
             f"server in another process: {_min_med(ms)} ms"
         )
+    print(
+        f"   reference, plain openai chat.completions.create, one at a time: {_min_med(bare)} ms "
+        f"(ModelClient / plain: {worst / min(bare):.2f})"
+    )
     print(
         f"   target <= {TARGET_CALL_CPU_MS} ms: {'met' if worst <= TARGET_CALL_CPU_MS else 'MISSED'}"
     )
@@ -318,6 +369,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2, help="worker processes for section 3")
     ap.add_argument("--worker-runs", type=int, default=18, help="runs per configuration, 3.")
     ap.add_argument("--calls", type=int, default=300, help="client calls timed in section 4")
+    ap.add_argument(
+        "--compare-one-worker", action="store_true", help="3.: also run the pilot in one worker"
+    )
     ap.add_argument("--only-workers", action="store_true", help="run sections 3 and 4 only")
     args = ap.parse_args(argv)
     if args.only_workers:

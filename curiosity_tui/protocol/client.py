@@ -151,6 +151,29 @@ _POOL: weakref.WeakKeyDictionary[
 ] = weakref.WeakKeyDictionary()
 
 
+def _post_chat(
+    oa: openai.AsyncOpenAI,
+    model: str,
+    messages: list[dict[str, str]],
+    headers: dict[str, str],
+    timeout: float,
+    kwargs: dict[str, Any],
+) -> Any:
+    """``oa.chat.completions.create`` without its typed-params transform: the same wire
+    request (``kwargs``: the token limit and ``extra_body``), about 1 ms less CPU a call, which
+    a pilot pays thousands of times (issue 14.5). Errors are openai's, as before."""
+    from openai.types.chat import ChatCompletion
+
+    extra = dict(kwargs)
+    body = {"model": model, "messages": messages, **extra.pop("extra_body", {}), **extra}
+    return oa.post(
+        "/chat/completions",
+        cast_to=ChatCompletion,
+        body=body,
+        options={"headers": headers, "timeout": timeout},
+    )
+
+
 class _Exhausted(Exception):
     def __init__(self, exc: Exception, retries: int):
         super().__init__(str(exc))
@@ -322,12 +345,8 @@ class ModelClient:
                 kwargs: dict[str, Any] = kwargs,
                 oa: openai.AsyncOpenAI = oa,
             ) -> Any:
-                return oa.chat.completions.create(
-                    model=self.model,
-                    messages=sent,  # type: ignore[arg-type]
-                    extra_headers=self._headers(kind, session),
-                    timeout=self.timeout_s,
-                    **kwargs,
+                return _post_chat(
+                    oa, self.model, sent, self._headers(kind, session), self.timeout_s, kwargs
                 )
 
             try:
