@@ -369,6 +369,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2, help="worker processes for section 3")
     ap.add_argument("--worker-runs", type=int, default=18, help="runs per configuration, 3.")
     ap.add_argument("--calls", type=int, default=300, help="client calls timed in section 4")
+    ap.add_argument("--no-workers", action="store_true", help="run sections 1 and 2 only")
     ap.add_argument(
         "--compare-one-worker", action="store_true", help="3.: also run the pilot in one worker"
     )
@@ -457,7 +458,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"   pilot CPU at L = 0: {cpu:.3f} s -> {cpu_m:.3f} s ({100 * (cpu - cpu_m) / cpu:.0f}% "
                 f"less); pilot ratio {ratio:.3f} -> {min(pilots_m) / min(alones_m):.3f}"
             )
-        missed = workers_section(args, root) or missed
+        if not args.no_workers:
+            missed = workers_section(args, root) or missed
     return 1 if missed else 0
 
 
