@@ -184,3 +184,14 @@ def test_status_of_a_directory_without_manifest_is_one_line(
     (tmp_path / ".pilot" / "shard-1-of-1.json").write_text("{not json")
     assert main(["pilot", "status", str(tmp_path)]) != 0
     assert "not a shard manifest" in capsys.readouterr().err
+
+
+def test_a_worker_that_fails_leaves_its_runs_failed_with_the_reason(tmp_path: Path) -> None:
+    specs = plan_runs(seed=SEED, configurations=["C-cur"], runs=2)
+    cs = ClientSpec(model="", base_url="http://127.0.0.1:9", api_key="sk-test")  # no model
+    res = run_pilot_workers(specs, tmp_path, cs, sessions=1, workers=2)
+    assert [r.ledger for r in res] == ["C-cur-r0", "C-cur-r1"]
+    for k, r in enumerate(res, start=1):
+        assert r.sessions_done == 0
+        ((session, why),) = r.failed
+        assert session == 0 and why.startswith(f"worker {k} failed: ModelConfigError")
