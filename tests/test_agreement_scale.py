@@ -49,9 +49,7 @@ def test_pair_figures_match_sklearn_and_the_label_functions() -> None:
         assert pair.cohen_kappa.n_items == len(both) == pair.n_items
         assert pair.cohen_kappa.n_dropped == len(items) - len(both)
         assert pair.confusion == confusion_matrix(a, b, CATS)
-        assert pair.raw_agreement.value == pytest.approx(
-            sum(x == y for x, y in both) / len(both)
-        )
+        assert pair.raw_agreement.value == pytest.approx(sum(x == y for x, y in both) / len(both))
 
 
 def test_cohen_drops_labels_outside_the_given_list_as_sklearn_does() -> None:
