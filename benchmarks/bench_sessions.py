@@ -18,6 +18,18 @@ real ``openai`` client over HTTP on 127.0.0.1) adds a fixed latency L to every c
    (C+cur: the longest chain, 5 sessions plus 4 model-curator calls). Best of ``--repeats``
    for both, since other processes on the machine add noise. Target: ≤ 1.3.
 
+3. *Pilot over worker processes* (issue 14.5). ``run_pilot_workers`` over 6 configurations ×
+   ``--worker-runs`` (default 18: 108 runs × 5 sessions) with ``--workers`` (default 2), all
+   runs at once. Its bound is the larger of one run's wall time and the pilot's total CPU
+   (this process, where the scripted server runs, plus the workers) ÷ the cores used.
+   Target: wall ≤ 1.3 × bound.
+4. *Client CPU per call.* The scripted server in another process, ``--calls`` structured
+   judge-after calls through ``ModelClient`` at concurrency 1 and 18; this process's CPU per
+   call (client + openai + httpx + asyncio). Target: ≤ 2.5 ms.
+
+The machine these figures come from is shared: min and median of ``--repeats`` are printed,
+with the load average, and the targets are ratios.
+
 A run that overlaps perfectly is bounded by latency; what the runs cannot overlap is CPU: the
 client, the in-process server and the ledger all share one interpreter. The script therefore
 also prints the process CPU time of the pilot at L = 0. With ``--diagnose`` (automatic when a
@@ -33,6 +45,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+import multiprocessing as mp
+import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -40,6 +55,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -54,11 +70,13 @@ from curiosity_tui.protocol.demo import DemoResponder  # noqa: E402
 from curiosity_tui.protocol.runner import plan_runs, run_ledger, run_pilot  # noqa: E402
 from curiosity_tui.protocol.scripted_server import ScriptedServer  # noqa: E402
 from curiosity_tui.protocol.session import run_session  # noqa: E402
+from curiosity_tui.protocol.workers import ClientSpec, run_pilot_workers  # noqa: E402
 
 SEED = "Did the printing press cause the Reformation?"
 CRITICAL_CALLS = 3  # candidates ∥ judge-before ∥ checkers → judge-after → deliverable
 TARGET_SESSION = 1.2
 TARGET_PILOT = 1.3
+TARGET_CALL_CPU_MS = 2.5
 FIRST_STAGE = ("candidate", "judge-before", "checker")
 
 
@@ -168,6 +186,177 @@ def pilot_cpu_at_zero_latency(
     return cpu, main_cpu / cpu, n, (min(memo) if memo else None)
 
 
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def worker_pilot(
+    srv: ScriptedServer, out: Path, runs: int, workers: int
+) -> tuple[float, float, int]:
+    """Wall, total CPU (this process + the workers) and run count of a pilot over workers."""
+    specs = plan_runs(seed=SEED, configurations=list(CONFIG_NAMES), runs=runs)
+    cs = ClientSpec(
+        model="scripted", base_url=srv.base_url, api_key="sk-test", retry_backoff_s=0.01
+    )
+    c0, k0, t0 = time.process_time(), _children_cpu(), time.perf_counter()
+    results = run_pilot_workers(specs, out, cs, sessions=5, workers=workers, concurrency=len(specs))
+    wall = time.perf_counter() - t0
+    cpu = (time.process_time() - c0) + (_children_cpu() - k0)
+    failed = [(r.ledger, r.failed) for r in results if r.failed]
+    if failed:
+        raise SystemExit(f"pilot runs failed: {failed[:3]}")
+    return wall, cpu, len(specs)
+
+
+def _serve(q: Any, stop: Any, latency_ms: int) -> None:
+    with ScriptedServer(latency_ms=latency_ms, responder=DemoResponder()) as srv:
+        q.put(srv.base_url)
+        stop.wait()
+
+
+async def _calls(base_url: str, n: int, conc: int) -> float:
+    """This process's CPU seconds for ``n`` structured calls at concurrency ``conc``."""
+    from curiosity_tui.protocol.schemas import JudgeAfterResponse
+
+    client = ModelClient(base_url=base_url, api_key="sk-test", model="scripted")
+    messages = [{"role": "user", "content": "F1: a\nF2: b\nD1: c\n" + "evidence " * 300}]
+    sem = asyncio.Semaphore(conc)
+
+    async def one() -> None:
+        async with sem:
+            await client.structured(
+                kind="judge-after",
+                session=3,
+                messages=messages,
+                schema=JudgeAfterResponse,
+                max_tokens=200,
+                internal=True,
+            )
+
+    try:
+        await one()  # builds the openai/httpx client
+        c0 = time.process_time()
+        await asyncio.gather(*(one() for _ in range(n)))
+        return time.process_time() - c0
+    finally:
+        await client.aclose()
+
+
+async def _bare_calls(base_url: str, n: int) -> float:
+    """Reference: CPU seconds of ``n`` plain ``openai`` chat calls (no ModelClient), one at a time."""
+    import openai
+
+    from curiosity_tui.protocol.client import schema_response_format
+    from curiosity_tui.protocol.schemas import JudgeAfterResponse
+
+    oa = openai.AsyncOpenAI(api_key="sk-test", base_url=base_url, max_retries=0)
+    messages = [{"role": "user", "content": "F1: a\nF2: b\nD1: c\n" + "evidence " * 300}]
+    extra = {"response_format": schema_response_format(JudgeAfterResponse)}
+    headers = {"X-Curiosity-Call": "judge-after", "X-Curiosity-Session": "3"}
+
+    async def one() -> None:
+        await oa.chat.completions.create(
+            model="scripted",
+            messages=messages,  # type: ignore[arg-type]
+            max_tokens=200,
+            extra_body=extra,
+            extra_headers=headers,
+        )
+
+    try:
+        await one()
+        c0 = time.process_time()
+        for _ in range(n):
+            await one()
+        return time.process_time() - c0
+    finally:
+        await oa.close()
+
+
+def client_cpu_per_call(n: int, repeats: int) -> dict[int, list[float]]:
+    """ms of CPU per call in the client, server in another process; per concurrency."""
+    ctx = mp.get_context("spawn")
+    q, stop = ctx.Queue(), ctx.Event()
+    proc = ctx.Process(target=_serve, args=(q, stop, 0))
+    proc.start()
+    try:
+        base = q.get(timeout=60)
+        out = {
+            conc: sorted(1000 * asyncio.run(_calls(base, n, conc)) / n for _ in range(repeats))
+            for conc in (1, 18)
+        }
+        out[0] = sorted(1000 * asyncio.run(_bare_calls(base, n)) / n for _ in range(repeats))
+        return out
+    finally:
+        stop.set()
+        proc.join()
+
+
+def _min_med(values: list[float]) -> str:
+    return f"min {min(values):.3f}, median {statistics.median(values):.3f}"
+
+
+def workers_section(args: argparse.Namespace, root: Path) -> bool:
+    """Sections 3 and 4; True when a target is missed."""
+    with ScriptedServer(latency_ms=args.latency_ms, responder=DemoResponder()) as srv:
+        alones = [asyncio.run(one_run(srv, root, f"w-alone-{k}")) for k in range(args.repeats)]
+        figures = [
+            worker_pilot(srv, root / f"w-pilot-{k}", args.worker_runs, args.workers)
+            for k in range(args.repeats)
+        ]
+    ones: list[tuple[float, float, int]] = []
+    if args.compare_one_worker:
+        with ScriptedServer(latency_ms=args.latency_ms, responder=DemoResponder()) as srv:
+            ones = [
+                worker_pilot(srv, root / f"w1-pilot-{k}", args.worker_runs, 1)
+                for k in range(args.repeats)
+            ]
+    alone = min(alones)
+    walls = [w for w, _, _ in figures]
+    best_wall, best_cpu, n = min(figures)
+    bound = max(alone, best_cpu / args.workers)
+    ratio = best_wall / bound
+    print(
+        f"3. pilot over {args.workers} worker processes: {n} runs x 5 sessions, all at once, "
+        f"L = {args.latency_ms} ms (load average {os.getloadavg()[0]:.1f} on "
+        f"{os.cpu_count()} cores)"
+    )
+    print(f"   pilot wall s: {_min_med(walls)}; one C+cur run alone s: {_min_med(alones)}")
+    if ones:
+        print(
+            f"   the same pilot in one worker process: wall s {_min_med([w for w, _, _ in ones])}"
+            f" (CPU {min(ones)[1]:.2f} s); {args.workers} workers / one: "
+            f"{best_wall / min(ones)[0]:.2f}"
+        )
+    print(
+        f"   total CPU of the fastest pilot {best_cpu:.2f} s / {args.workers} = "
+        f"{best_cpu / args.workers:.2f} s; bound = max({alone:.2f}, "
+        f"{best_cpu / args.workers:.2f}) = {bound:.2f} s"
+    )
+    print(
+        f"   ratio wall / bound {ratio:.3f}  target <= {TARGET_PILOT}: "
+        f"{'met' if ratio <= TARGET_PILOT else 'MISSED'}"
+    )
+    per_call = client_cpu_per_call(args.calls, args.repeats)
+    bare = per_call.pop(0)
+    worst = 0.0
+    for conc, ms in per_call.items():
+        worst = max(worst, min(ms))
+        print(
+            f"4. client CPU per structured call, concurrency {conc:>2}, {args.calls} calls, "
+            f"server in another process: {_min_med(ms)} ms"
+        )
+    print(
+        f"   reference, plain openai chat.completions.create, one at a time: {_min_med(bare)} ms "
+        f"(ModelClient / plain: {worst / min(bare):.2f})"
+    )
+    print(
+        f"   target <= {TARGET_CALL_CPU_MS} ms: {'met' if worst <= TARGET_CALL_CPU_MS else 'MISSED'}"
+    )
+    return ratio > TARGET_PILOT or worst > TARGET_CALL_CPU_MS
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--latency-ms", type=int, default=100)
@@ -177,7 +366,18 @@ def main(argv: list[str] | None = None) -> int:
         "--repeats", type=int, default=3, help="repeats of the pilot figures (best kept)"
     )
     ap.add_argument("--diagnose", action="store_true", help="always run the CPU diagnosis")
+    ap.add_argument("--workers", type=int, default=2, help="worker processes for section 3")
+    ap.add_argument("--worker-runs", type=int, default=18, help="runs per configuration, 3.")
+    ap.add_argument("--calls", type=int, default=300, help="client calls timed in section 4")
+    ap.add_argument("--no-workers", action="store_true", help="run sections 1 and 2 only")
+    ap.add_argument(
+        "--compare-one-worker", action="store_true", help="3.: also run the pilot in one worker"
+    )
+    ap.add_argument("--only-workers", action="store_true", help="run sections 3 and 4 only")
     args = ap.parse_args(argv)
+    if args.only_workers:
+        with tempfile.TemporaryDirectory() as tmp:
+            return 1 if workers_section(args, Path(tmp)) else 0
     lat = args.latency_ms / 1000.0
     n_runs = len(CONFIG_NAMES) * args.runs
     conc = args.concurrency or n_runs
@@ -258,6 +458,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"   pilot CPU at L = 0: {cpu:.3f} s -> {cpu_m:.3f} s ({100 * (cpu - cpu_m) / cpu:.0f}% "
                 f"less); pilot ratio {ratio:.3f} -> {min(pilots_m) / min(alones_m):.3f}"
             )
+        if not args.no_workers:
+            missed = workers_section(args, root) or missed
     return 1 if missed else 0
 
 

@@ -186,7 +186,8 @@ def load_runs(paths: Iterable[Path]) -> list[RunData]:
     """Read runs from ``*.run.json`` files, ledger dirs, or dirs that contain either.
 
     A directory holding ``journal.jsonl`` is one ledger; any other directory is searched
-    (two levels down) for ledgers and run files. Order: by path, so results are stable.
+    (two levels down) for ledgers and run files. Order: by run id (then by path), over all
+    the paths together, so the shards of a sharded pilot give the unsharded pilot's figures.
     """
     runs: list[RunData] = []
     for p in paths:
@@ -205,4 +206,4 @@ def load_runs(paths: Iterable[Path]) -> list[RunData]:
                 found.extend(j.parent for j in p.glob(pattern))
             for f in sorted(set(found)):
                 runs.append(read_run_file(f) if f.is_file() else _open_ledger_run(f))
-    return runs
+    return sorted(runs, key=lambda r: r.run_id)  # stable: equal ids keep their path order

@@ -12,7 +12,7 @@ every figure computed from them names it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from curiosity_tui.analysis.registry import register
 from curiosity_tui.analysis.rundata import RunData
+from curiosity_tui.blas import one_blas_thread
 from curiosity_tui.errors import InputError
 from curiosity_tui.protocol.embedders import Embedder, TfidfEmbedder
 
@@ -45,14 +46,34 @@ def question_maxima(
         return []
     sessions = np.array([s for s, qs in items for _ in qs])
     vecs = embedder.embed(texts)
-    sims = np.clip(vecs @ vecs.T, -1.0, 1.0)
-    earlier = sessions[None, :] < sessions[:, None]  # [i, j]: j raised before i's session
-    out: list[tuple[int, float]] = []
-    for i in range(len(texts)):
-        row = earlier[i]
-        if row.any():
-            out.append((int(sessions[i]), float(sims[i, row].max())))
-    return out
+    with one_blas_thread():
+        return list(_earlier_maxima(np.asarray(vecs), sessions))
+
+
+#: rows of the similarity matrix computed at once: memory is BLOCK × questions, not questions²
+BLOCK = 1024
+
+
+def _earlier_maxima(
+    vecs: np.ndarray, sessions: np.ndarray, block: int = BLOCK
+) -> Iterator[tuple[int, float]]:
+    """Each question's max cosine against the questions of earlier sessions, block by block.
+
+    ``sessions`` is sorted, so question i's earlier questions are the prefix before the
+    first question of its session; a block only multiplies against the longest such prefix.
+    """
+    first = np.searchsorted(sessions, sessions, side="left")
+    for lo in range(0, len(sessions), block):
+        hi = min(lo + block, len(sessions))
+        width = int(first[hi - 1])
+        if width == 0:
+            continue
+        sims = vecs[lo:hi] @ vecs[:width].T
+        sims[np.arange(width)[None, :] >= first[lo:hi, None]] = -np.inf
+        best = np.clip(sims.max(axis=1), -1.0, 1.0)
+        for i in range(lo, hi):
+            if first[i] > 0:
+                yield int(sessions[i]), float(best[i - lo])
 
 
 @lru_cache(maxsize=4096)
@@ -243,7 +264,8 @@ def reference_point(
         else:
             spans.append((q, 0, len(ref.against)))
     vecs = emb.embed(texts)
-    maxima = [float(np.max(vecs[a:b] @ vecs[q])) for q, a, b in spans]
+    with one_blas_thread():
+        maxima = [float(np.max(vecs[a:b] @ vecs[q])) for q, a, b in spans]
     comparisons = sum(b - a for _, a, b in spans)
     runs = len({item.run for item in ref.items if item.run})
     return _point(ref.name, ref.description, emb, maxima, runs, comparisons, source)

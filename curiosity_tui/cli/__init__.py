@@ -18,6 +18,7 @@ from curiosity_tui.cli import (
     contract_cmds,
     ledger_cmds,
     pack_cmds,
+    pilot_cmds,
     run_cmds,
 )
 from curiosity_tui.errors import EXIT_CODES, CuriosityError, StorageError, describe_os_error
@@ -25,7 +26,15 @@ from curiosity_tui.errors import EXIT_CODES, CuriosityError, StorageError, descr
 #: Command modules, in the order their commands appear in ``--help``. None imports numpy,
 #: scikit-learn, openai or textual at module level (they load inside the handlers;
 #: tests/test_startup_imports.py), so importing them all here keeps start-up light.
-COMMAND_MODULES = (app_cmds, ledger_cmds, run_cmds, contract_cmds, pack_cmds, analysis_cmds)
+COMMAND_MODULES = (
+    app_cmds,
+    ledger_cmds,
+    run_cmds,
+    pilot_cmds,
+    contract_cmds,
+    pack_cmds,
+    analysis_cmds,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

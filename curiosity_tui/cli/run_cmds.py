@@ -1,5 +1,5 @@
-"""CLI: ``run`` (one ledger), ``pilot run`` (a plan, many runs concurrently), ``demo`` (offline,
-scripted)."""
+"""CLI: ``run`` (one ledger), ``demo`` (offline, scripted), and the model client both they and
+``pilot run`` (:mod:`curiosity_tui.cli.pilot_cmds`) use."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from curiosity_tui.errors import InputError
 SEED = "Did the printing press cause the Reformation?"
 
 
-def _endpoint_flags(p: argparse.ArgumentParser) -> None:
+def endpoint_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("model endpoint (any OpenAI-compatible server)")
     g.add_argument("--base-url", help="endpoint base URL (default: $OPENAI_BASE_URL)")
     g.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY); never written anywhere")
@@ -29,6 +29,10 @@ def _endpoint_flags(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="use the built-in scripted model server on 127.0.0.1 (offline; replies are labelled scripted)",
     )
+    g.add_argument(
+        "--max-rpm", type=float, help="at most this many requests a minute (all runs together)"
+    )
+    g.add_argument("--max-tpm", type=float, help="at most this many tokens a minute (estimated)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,22 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="human curator's name (default: $CURIOSITY_CURATOR or $USER)",
     )
-    _endpoint_flags(r)
+    endpoint_flags(r)
     r.set_defaults(handler=_run)
-
-    pl = sub.add_parser("pilot", help="pilot runs from a plan")
-    psub = pl.add_subparsers(dest="pilot_command", metavar="SUBCOMMAND")
-    pr = psub.add_parser("run", help="run every configuration × run of PLAN.toml concurrently")
-    pr.add_argument("plan", type=Path)
-    pr.add_argument("--out", type=Path, required=True)
-    pr.add_argument("--concurrency", type=int, default=4)
-    pr.add_argument(
-        "--unregistered", action="store_true", help="run without a before-runs lock (recorded)"
-    )
-    pr.add_argument("--contract", choices=["pilot-01", "pilot-02"], default=None)
-    _endpoint_flags(pr)
-    pr.set_defaults(handler=_pilot_run)
-    pl.set_defaults(handler=lambda a: (pl.print_help(), 2)[1])
 
     d = sub.add_parser("demo", help="a short scripted run, offline, so you can see sessions happen")
     d.add_argument("--out", type=Path, default=Path("demo-ledgers"))
@@ -68,10 +58,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.set_defaults(handler=_demo)
 
 
+def _rate_limits(args: argparse.Namespace) -> None:
+    """``--max-rpm`` / ``--max-tpm``: one limiter for every client of this process."""
+    from curiosity_tui.protocol import ratelimit
+
+    rpm, tpm = getattr(args, "max_rpm", None), getattr(args, "max_tpm", None)
+    for flag, value in (("--max-rpm", rpm), ("--max-tpm", tpm)):
+        if value is not None and not value > 0:
+            raise InputError(f"{flag} {value:g}: must be a positive number")
+    ratelimit.configure(ratelimit.RateLimiter(rpm, tpm) if rpm or tpm else None)
+
+
 @contextlib.contextmanager
 def model_client(args: argparse.Namespace, default_model: str | None) -> Iterator[Any]:
     """A ModelClient for the flags; with --scripted, backed by the built-in scripted server."""
     from curiosity_tui.protocol.client import ModelClient
+
+    _rate_limits(args)
 
     if getattr(args, "scripted", False):
         from curiosity_tui.protocol.demo import DemoResponder
@@ -212,69 +215,6 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     print(f"{args.ledger}: {result.sessions_done} session(s) committed")
     return 0
-
-
-def _pilot_run(args: argparse.Namespace) -> int:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from curiosity_tui.analysis.prereg import load_plan, lock_metadata, require_lock
-    from curiosity_tui.protocol.runner import plan_runs, run_pilot
-
-    plan, _text = load_plan(args.plan)
-    entry = None if args.unregistered else require_lock(args.out, plan_text=_text)
-    contract = args.contract or plan.contract or "pilot-02"
-    specs = plan_runs(
-        seed=plan.seed_question,
-        configurations=list(plan.configurations),
-        runs=plan.runs,
-        contract=contract,
-        epsilon=plan.epsilon,
-        model=plan.model,
-        session_budget=plan.budgets.session_completion_tokens,
-        curator_budget=plan.budgets.curator_completion_tokens
-        or plan.budgets.session_completion_tokens,
-        unregistered=args.unregistered,
-        options=lock_metadata(entry),
-    )
-    with (
-        model_client(args, plan.model) as client,
-        Progress(
-            TextColumn("{task.description:<18}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[status]}"),
-            TimeElapsedColumn(),
-        ) as bar,
-    ):
-        tasks = {s.name: bar.add_task(s.name, total=plan.sessions, status="") for s in specs}
-
-        def on(p: Any) -> None:
-            tid = tasks.get(p.ledger)
-            if tid is None:
-                return
-            if p.phase == "committed":
-                bar.update(tid, completed=p.session, status=f"{p.tokens} tok")
-            elif p.phase == "failed":
-                bar.update(tid, status=f"failed s{p.session}")
-            elif p.phase == "curator":
-                bar.update(tid, status="curator")
-
-        results = asyncio.run(
-            run_pilot(
-                specs,
-                args.out,
-                client,
-                sessions=plan.sessions,
-                concurrency=args.concurrency,
-                embedder=_embedder(args, client),
-                progress=on,
-            )
-        )
-    failed = [(r.ledger, r.failed[0]) for r in results if r.failed]
-    for name, (t, reason) in failed:
-        print(f"{name}: stopped at session {t}: {reason}", file=sys.stderr)
-    print(f"{len(results) - len(failed)} of {len(results)} runs complete in {args.out}")
-    return 1 if failed else 0
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -12,7 +12,8 @@ Public API (documented, stable):
 - :func:`bootstrap_by_cluster` — percentile intervals resampling clusters (runs), so that
   several ratings of one run are one observation. Vectorised with numpy.
 - :func:`question_agreement` — everything above for one question of a pack, plus Cohen's
-  κ and a confusion matrix per rater pair and the category counts per rater.
+  κ and a confusion matrix per rater pair and the category counts per rater. All of its
+  intervals come from one set of bootstrap replicates (``bootstrap_question``).
 
 Every statistic is an :class:`Estimate`. Where a coefficient is undefined (for instance
 every rating in one category, so chance agreement is 1 and κ is 0/0) the estimate has
@@ -38,7 +39,9 @@ from curiosity_tui.packs.statistics import (
     Interval,
     bootstrap_by_cluster,
     bootstrap_cohen,
+    bootstrap_question,
     codes_to_counts,
+    cohen_from_codes,
     cohen_kappa,
     confusion_matrix,
     fleiss_kappa,
@@ -119,10 +122,12 @@ def question_agreement(
     counts = codes_to_counts(codes, len(cats))
     item_clusters = [clusters.get(it, it) if clusters else it for it in items]
     boot = _Boot(n_boot, seed, confidence)
-    raw, fk, ka, notes = _pooled(cats, raters, codes, counts, item_clusters, len(items), boot)
+    pair_index = list(itertools.combinations(range(len(raters)), 2))
+    pooled_iv, pair_iv = _intervals(codes, len(cats), item_clusters, pair_index, boot)
+    raw, fk, ka, notes = _pooled(cats, raters, codes, counts, len(items), pooled_iv)
     pairs = [
-        _pair(cats, codes, ia, ra, ib, rb, item_clusters, boot)
-        for (ia, ra), (ib, rb) in itertools.combinations(enumerate(raters), 2)
+        _pair(cats, codes, ia, raters[ia], ib, raters[ib], iv)
+        for (ia, ib), iv in zip(pair_index, pair_iv, strict=True)
     ]
     category_counts = {
         rater: {c: int((codes[r] == i).sum()) for i, c in enumerate(cats)}
@@ -167,14 +172,27 @@ def _encode_ratings(
     return codes
 
 
+def _intervals(
+    codes: np.ndarray,
+    k: int,
+    item_clusters: list[str],
+    pair_index: list[tuple[int, int]],
+    boot: _Boot,
+) -> tuple[dict[str, Interval], list[Interval | None]]:
+    """Every interval of the question from one set of bootstrap replicates (decision 180)."""
+    if boot.n_boot <= 0:
+        return {}, [None] * len(pair_index)
+    pooled, pairs = bootstrap_question(codes, k, item_clusters, pair_index, **boot._asdict())
+    return pooled, list(pairs)
+
+
 def _pooled(
     cats: list[str],
     raters: list[str],
     codes: np.ndarray,
     counts: np.ndarray,
-    item_clusters: list[str],
     n_items: int,
-    boot: _Boot,
+    intervals: dict[str, Interval],
 ) -> tuple[Estimate, Estimate, Estimate, list[str]]:
     """Raw agreement, Fleiss' κ and α over all raters, with their cluster-bootstrap intervals."""
     notes: list[str] = []
@@ -191,18 +209,12 @@ def _pooled(
             f"{fk.n_dropped} of {n_items} items have fewer than two ratings on this "
             "question and are left out of raw agreement, Fleiss' κ, α and their intervals"
         )
-    if boot.n_boot > 0:
-        boots = bootstrap_by_cluster(
-            counts,
-            item_clusters,
-            **boot._asdict(),
-        )
-        if raw.defined:
-            raw = raw.model_copy(update={"interval": boots["raw_agreement"]})
-        if fk.defined:
-            fk = fk.model_copy(update={"interval": boots["fleiss_kappa"]})
-        if ka.defined:
-            ka = ka.model_copy(update={"interval": boots["krippendorff_alpha"]})
+    raw, fk, ka = (
+        est.model_copy(update={"interval": intervals[est.statistic]})
+        if est.defined and est.statistic in intervals
+        else est
+        for est in (raw, fk, ka)
+    )
     return raw, fk, ka, notes
 
 
@@ -213,36 +225,31 @@ def _pair(
     ra: str,
     ib: int,
     rb: str,
-    item_clusters: list[str],
-    boot: _Boot,
+    interval: Interval | None,
 ) -> PairAgreement:
     """Cohen's κ (with its interval), raw agreement and the confusion matrix of one pair."""
-    a_lab = [cats[c] if c >= 0 else None for c in codes[ia]]
-    b_lab = [cats[c] if c >= 0 else None for c in codes[ib]]
+    k = len(cats)
     both = (codes[ia] >= 0) & (codes[ib] >= 0)
+    a, b = codes[ia][both], codes[ib][both]
     n_both = int(both.sum())
-    ck = cohen_kappa(a_lab, b_lab, labels=cats)
-    if ck.defined and boot.n_boot > 0:
-        interval = bootstrap_cohen(
-            codes[ia],
-            codes[ib],
-            len(cats),
-            item_clusters,
-            **boot._asdict(),
-        )
+    ck = cohen_from_codes(a, b, cats, n_dropped=len(both) - n_both)
+    if ck.defined and interval is not None:
         ck = ck.model_copy(update={"interval": interval})
-    pair_counts = np.zeros((n_both, len(cats)))
+    conf = np.bincount(a * k + b, minlength=k * k).reshape(k, k)
     if n_both:
-        pair_counts[np.arange(n_both), codes[ia][both]] += 1
-        pair_counts[np.arange(n_both), codes[ib][both]] += 1
-    pr = raw_agreement(pair_counts)
-    if not pr.defined:
-        pr = pr.model_copy(update={"undefined_reason": "no item was rated by both raters"})
+        pr = Estimate(
+            statistic="raw_agreement",
+            value=float(np.trace(conf)) / n_both,
+            n_items=n_both,
+            n_dropped=0,
+        )
+    else:
+        pr = undefined_estimate("raw_agreement", "no item was rated by both raters", 0)
     return PairAgreement(
         rater_a=ra,
         rater_b=rb,
         n_items=n_both,
         raw_agreement=pr,
         cohen_kappa=ck,
-        confusion=confusion_matrix(a_lab, b_lab, cats),
+        confusion=conf.tolist(),
     )

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from curiosity_tui.packs.pack import atomic_write_bytes
 from curiosity_tui.clock import utc_now_milli
+from curiosity_tui.packs.pack import atomic_write_bytes
 from curiosity_tui.packs.rating import RatingError, normalise_ws, validate_rater_name
 
 __all__ = ["FLAGS_DIR", "FlagRecord", "FlagStore", "flags_path"]

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
+from curiosity_tui.blas import single_threaded
 from curiosity_tui.packs.pack import Pack, PackKey
 from curiosity_tui.packs.unblind import read_key
 
@@ -106,6 +107,7 @@ def _family(config: str) -> str:
     return "store-bearing"
 
 
+@single_threaded  # ridge fits × permutations: one BLAS thread (issue 14.4)
 def _run_task(
     name: str,
     description: str,

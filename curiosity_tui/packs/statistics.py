@@ -10,6 +10,8 @@
 - :func:`raw_agreement` ``(counts)`` — mean pairwise agreement per item.
 - :func:`bootstrap_by_cluster`, :func:`bootstrap_cohen` — percentile intervals resampling
   clusters (runs), so that several ratings of one run are one observation. Vectorised.
+- :func:`bootstrap_question` — all of one question's intervals (pooled and per pair) from
+  one set of replicates (:func:`replicate_sums`).
 
 Every statistic is an :class:`Estimate`; an undefined coefficient has ``value=None`` and
 ``undefined_reason``, never 1.0 and never an exception. Knows nothing of packs.
@@ -18,12 +20,14 @@ Every statistic is an :class:`Estimate`; an undefined coefficient has ``value=No
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, Field
 
+from curiosity_tui.blas import one_blas_thread
 from curiosity_tui.errors import InputError
 
 __all__ = [
@@ -32,12 +36,15 @@ __all__ = [
     "Interval",
     "bootstrap_by_cluster",
     "bootstrap_cohen",
+    "bootstrap_question",
     "codes_to_counts",
+    "cohen_from_codes",
     "cohen_kappa",
     "confusion_matrix",
     "fleiss_kappa",
     "krippendorff_alpha",
     "raw_agreement",
+    "replicate_sums",
     "undefined_estimate",
 ]
 
@@ -269,54 +276,77 @@ def krippendorff_alpha(data: Any, level: str = "nominal") -> Estimate:
 # --------------------------------------------------------------------------- Cohen
 
 
+def _cohen_from_margins(n: Any, agree: Any, rows: Any, cols: Any) -> Any:
+    """Cohen's κ from the pair count, the agreeing count and the two raters' category
+    totals; every argument may carry leading bootstrap axes (``rows``/``cols``: ... × k)."""
+    n = np.asarray(n, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_o = np.asarray(agree, dtype=float) / n
+        p_e = (np.asarray(rows, dtype=float) * np.asarray(cols, dtype=float)).sum(axis=-1) / (n * n)
+        kappa = (p_o - p_e) / (1.0 - p_e)
+    return np.where((n > 0) & ((1.0 - p_e) > _EPS), kappa, np.nan)
+
+
 def _cohen_from_confusion(conf: Any) -> Any:
     """Cohen's κ from k×k confusion counts; ``conf`` may carry leading bootstrap axes."""
     conf = np.asarray(conf, dtype=float)
-    n = conf.sum(axis=(-2, -1))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p_o = np.trace(conf, axis1=-2, axis2=-1) / n
-        row = conf.sum(axis=-1) / n[..., None]
-        col = conf.sum(axis=-2) / n[..., None]
-        p_e = (row * col).sum(axis=-1)
-        kappa = (p_o - p_e) / (1.0 - p_e)
-    return np.where((n > 0) & ((1.0 - p_e) > _EPS), kappa, np.nan)
+    return _cohen_from_margins(
+        conf.sum(axis=(-2, -1)),
+        np.trace(conf, axis1=-2, axis2=-1),
+        conf.sum(axis=-1),
+        conf.sum(axis=-2),
+    )
 
 
 def cohen_kappa(
     a: Sequence[Any], b: Sequence[Any], labels: Sequence[Any] | None = None
 ) -> Estimate:
-    """Cohen's κ between two raters (scikit-learn's ``cohen_kappa_score``).
+    """Cohen's κ between two raters (the value of scikit-learn's ``cohen_kappa_score``).
 
     ``a`` and ``b`` are aligned label sequences; positions where either is ``None``/NaN
-    are dropped. Undefined, with a reason, when no item was rated by both or when both
-    raters put every item in the same single category.
+    are dropped, and so (as in scikit-learn) are positions whose label is not in
+    ``labels`` when it is given. Undefined, with a reason, when no item was rated by both
+    or when both raters put every item in the same single category.
     """
     if len(a) != len(b):
         raise AgreementDataError(
             f"the two label sequences differ in length ({len(a)} and {len(b)})"
         )
     pairs = [(x, y) for x, y in zip(a, b, strict=True) if not _is_missing(x) and not _is_missing(y)]
-    dropped = len(a) - len(pairs)
-    if not pairs:
-        return undefined_estimate("cohen_kappa", "no item was rated by both raters", 0, dropped)
-    xs = [p[0] for p in pairs]
-    ys = [p[1] for p in pairs]
-    used = set(xs) | set(ys)
-    if len(used) == 1:
-        (only,) = used
+    if labels is not None:
+        wanted = set(labels)
+        pairs = [(x, y) for x, y in pairs if x in wanted and y in wanted]
+    used = {v for p in pairs for v in p}
+    order = list(labels) if labels is not None else sorted(used, key=lambda v: (str(type(v)), v))
+    index = {lab: i for i, lab in enumerate(order)}
+    a_codes = np.array([index[x] for x, _ in pairs], dtype=np.int64)
+    b_codes = np.array([index[y] for _, y in pairs], dtype=np.int64)
+    return cohen_from_codes(a_codes, b_codes, order, n_dropped=len(a) - len(pairs))
+
+
+def cohen_from_codes(
+    a_codes: np.ndarray, b_codes: np.ndarray, labels: Sequence[Any], *, n_dropped: int = 0
+) -> Estimate:
+    """Cohen's κ of two aligned code arrays (indices into ``labels``, both ≥ 0)."""
+    k = len(labels)
+    if a_codes.size == 0:
+        return undefined_estimate("cohen_kappa", "no item was rated by both raters", 0, n_dropped)
+    conf = np.bincount(a_codes * k + b_codes, minlength=k * k).reshape(k, k)
+    used = np.flatnonzero(conf.sum(axis=0) + conf.sum(axis=1))
+    if used.size == 1:
         return undefined_estimate(
             "cohen_kappa",
-            f"both raters put every item in {only!r}: chance agreement is 1, so κ is 0/0",
-            len(pairs),
-            dropped,
+            f"both raters put every item in {labels[int(used[0])]!r}: chance agreement is 1, "
+            "so κ is 0/0",
+            int(a_codes.size),
+            n_dropped,
         )
-    from sklearn.metrics import cohen_kappa_score  # deferred: sklearn is slow to import
-
-    label_list = list(labels) if labels is not None else None
-    value = float(cohen_kappa_score(xs, ys, labels=label_list))
+    value = float(_cohen_from_confusion(conf))
     if math.isnan(value):  # pragma: no cover - guarded above; kept as a belt
-        return undefined_estimate("cohen_kappa", "chance agreement is 1", len(pairs), dropped)
-    return Estimate(statistic="cohen_kappa", value=value, n_items=len(pairs), n_dropped=dropped)
+        return undefined_estimate("cohen_kappa", "chance agreement is 1", a_codes.size, n_dropped)
+    return Estimate(
+        statistic="cohen_kappa", value=value, n_items=int(a_codes.size), n_dropped=n_dropped
+    )
 
 
 def confusion_matrix(a: Sequence[Any], b: Sequence[Any], labels: Sequence[Any]) -> list[list[int]]:
@@ -335,6 +365,8 @@ def confusion_matrix(a: Sequence[Any], b: Sequence[Any], labels: Sequence[Any]) 
 
 
 # --------------------------------------------------------------------------- bootstrap
+
+POOLED = ("raw_agreement", "fleiss_kappa", "krippendorff_alpha")
 
 
 def _cluster_weights(rng: np.random.Generator, n_clusters: int, size: int) -> np.ndarray:
@@ -356,6 +388,49 @@ def _cluster_sum(values: np.ndarray, cluster_index: np.ndarray, n_clusters: int)
     out = np.zeros((n_clusters, values.shape[1]))
     np.add.at(out, cluster_index, values)
     return out
+
+
+def _cluster_index(kept: Sequence[Hashable]) -> tuple[np.ndarray, int]:
+    """Item → cluster position (clusters sorted by name) and the number of clusters."""
+    names = sorted(set(kept), key=str)
+    pos = {c: i for i, c in enumerate(names)}
+    return np.array([pos[c] for c in kept], dtype=np.int64), len(names)
+
+
+def replicate_sums(
+    cluster_stats: np.ndarray, *, n_boot: int, seed: int, chunk: int = 1_000
+) -> Iterator[np.ndarray]:
+    """Chunks of bootstrap replicates of the column sums of ``cluster_stats`` (clusters ×
+    statistics): each replicate draws as many clusters as there are, with replacement.
+
+    One draw-count matrix per chunk serves every column, so any number of statistics
+    resampled together costs one set of draws; BLAS runs on one thread.
+    """
+    rng = np.random.default_rng(seed)
+    n_c = cluster_stats.shape[0]
+    done = 0
+    with one_blas_thread():
+        while done < n_boot:
+            size = min(chunk, n_boot - done)
+            yield _cluster_weights(rng, n_c, size) @ cluster_stats
+            done += size
+
+
+def _unresampled(
+    statistic_count: int, n_boot: int, seed: int, confidence: float, why: str
+) -> list[Interval]:
+    return [
+        Interval(
+            low=None,
+            high=None,
+            confidence=confidence,
+            n_boot=n_boot,
+            n_undefined=n_boot,
+            seed=seed,
+            undefined_reason=why,
+        )
+        for _ in range(statistic_count)
+    ]
 
 
 def _interval(reps: np.ndarray, confidence: float, n_boot: int, seed: int) -> Interval:
@@ -383,11 +458,65 @@ def _interval(reps: np.ndarray, confidence: float, n_boot: int, seed: int) -> In
     )
 
 
+def _pooled_stats(arr: np.ndarray, cidx: np.ndarray, n_c: int) -> np.ndarray:
+    """Per-cluster Σ P_i, item count, Σ α disagreement and category totals (3 + k columns)."""
+    return np.column_stack(
+        [
+            _cluster_sum(_item_agreement(arr), cidx, n_c),
+            _cluster_sum(np.ones(arr.shape[0]), cidx, n_c),
+            _cluster_sum(_alpha_item_disagreement(arr), cidx, n_c),
+            _cluster_sum(arr, cidx, n_c),
+        ]
+    )
+
+
+def _pooled_reps(agg: np.ndarray, statistic: str, width: int | None = None) -> np.ndarray:
+    """One pooled statistic on each replicate; its columns are ``agg[:, :width]``."""
+    s_p, s_n, s_d, cat = agg[:, 0], agg[:, 1], agg[:, 2], agg[:, 3:width]
+    if statistic == "raw_agreement":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(s_p / s_n)
+    if statistic == "fleiss_kappa":
+        return np.asarray(_fleiss_from_stats(s_p, s_n, cat))
+    return np.asarray(_alpha_from_stats(s_d, cat))
+
+
+def _pair_stats(a: np.ndarray, b: np.ndarray, k: int, cidx: np.ndarray, n_c: int) -> np.ndarray:
+    """Per-cluster pair count, agreeing count and both raters' category totals (2 + 2k)."""
+    both = (a >= 0) & (b >= 0)
+    ones = both.astype(float)
+    rows = np.zeros((len(a), k))
+    cols = np.zeros((len(a), k))
+    rows[np.flatnonzero(both), a[both]] = 1.0
+    cols[np.flatnonzero(both), b[both]] = 1.0
+    per_item = np.column_stack([ones, ones * (a == b), rows, cols])
+    return _cluster_sum(per_item, cidx, n_c)
+
+
+def _pair_reps(agg: np.ndarray, k: int, lo: int = 0) -> np.ndarray:
+    """Cohen's κ on each replicate; the pair's 2 + 2k columns start at ``lo``."""
+    mid = lo + 2 + k
+    return np.asarray(
+        _cohen_from_margins(agg[:, lo], agg[:, lo + 1], agg[:, lo + 2 : mid], agg[:, mid : mid + k])
+    )
+
+
+def _collect(
+    chunks: Iterator[np.ndarray], fns: Sequence[Callable[[np.ndarray], np.ndarray]]
+) -> list[np.ndarray]:
+    """Apply each statistic to every chunk of replicate sums; one array of replicates each."""
+    out: list[list[np.ndarray]] = [[] for _ in fns]
+    for agg in chunks:
+        for got, fn in zip(out, fns, strict=True):
+            got.append(fn(agg))
+    return [np.concatenate(g) for g in out]
+
+
 def bootstrap_by_cluster(
     counts: Any,
     clusters: Sequence[Hashable] | None = None,
     *,
-    statistics: Sequence[str] = ("raw_agreement", "fleiss_kappa", "krippendorff_alpha"),
+    statistics: Sequence[str] = POOLED,
     n_boot: int = 10_000,
     seed: int = 0,
     confidence: float = 0.95,
@@ -408,51 +537,28 @@ def bootstrap_by_cluster(
         clusters = list(range(arr.shape[0]))
     if len(clusters) != arr.shape[0]:
         raise AgreementDataError("clusters must name one cluster per item (row of counts)")
-    keep = arr.sum(axis=1) >= 2 if arr.size else np.zeros(arr.shape[0], dtype=bool)
-    arr = arr[keep]
-    kept_clusters = [c for c, k in zip(clusters, keep, strict=True) if k]
-    names = sorted(set(kept_clusters), key=str)
-    pos = {c: i for i, c in enumerate(names)}
-    cidx = np.array([pos[c] for c in kept_clusters], dtype=np.int64)
-    n_c = len(names)
-    unknown = set(statistics) - {"raw_agreement", "fleiss_kappa", "krippendorff_alpha"}
+    unknown = set(statistics) - set(POOLED)
     if unknown:
         raise AgreementDataError(f"unknown statistic(s): {sorted(unknown)}")
+    keep = arr.sum(axis=1) >= 2 if arr.size else np.zeros(arr.shape[0], dtype=bool)
+    cidx, n_c = _cluster_index([c for c, k in zip(clusters, keep, strict=True) if k])
     if n_c == 0:
-        return {
-            s: Interval(
-                low=None,
-                high=None,
-                confidence=confidence,
-                n_boot=n_boot,
-                n_undefined=n_boot,
-                seed=seed,
-                undefined_reason="no item has two or more ratings",
+        why = "no item has two or more ratings"
+        return dict(
+            zip(
+                statistics,
+                _unresampled(len(statistics), n_boot, seed, confidence, why),
+                strict=True,
             )
-            for s in statistics
-        }
-    p_item = _item_agreement(arr)
-    c_p = _cluster_sum(p_item, cidx, n_c)
-    c_n = _cluster_sum(np.ones(arr.shape[0]), cidx, n_c)
-    c_cat = _cluster_sum(arr, cidx, n_c)
-    c_d = _cluster_sum(_alpha_item_disagreement(arr), cidx, n_c)
-    stats = np.column_stack([c_p, c_n, c_d, c_cat])
-
-    rng = np.random.default_rng(seed)
-    out: dict[str, list[np.ndarray]] = {s: [] for s in statistics}
-    done = 0
-    while done < n_boot:
-        size = min(chunk, n_boot - done)
-        agg = _cluster_weights(rng, n_c, size) @ stats  # one product per chunk
-        s_p, s_n, s_d, cat = agg[:, 0], agg[:, 1], agg[:, 2], agg[:, 3:]
-        if "raw_agreement" in out:
-            out["raw_agreement"].append(s_p / s_n)
-        if "fleiss_kappa" in out:
-            out["fleiss_kappa"].append(_fleiss_from_stats(s_p, s_n, cat))
-        if "krippendorff_alpha" in out:
-            out["krippendorff_alpha"].append(_alpha_from_stats(s_d, cat))
-        done += size
-    return {s: _interval(np.concatenate(v), confidence, n_boot, seed) for s, v in out.items()}
+        )
+    chunks = replicate_sums(
+        _pooled_stats(arr[keep], cidx, n_c), n_boot=n_boot, seed=seed, chunk=chunk
+    )
+    fns = [partial(_pooled_reps, statistic=s) for s in statistics]
+    reps = _collect(chunks, fns)
+    return {
+        s: _interval(r, confidence, n_boot, seed) for s, r in zip(statistics, reps, strict=True)
+    }
 
 
 def bootstrap_cohen(
@@ -466,38 +572,57 @@ def bootstrap_cohen(
     confidence: float = 0.95,
     chunk: int = 1_000,
 ) -> Interval:
-    """Percentile interval for Cohen's κ of one pair, resampling clusters (runs).
-
-    ``a_codes``/``b_codes`` are category indices (−1 for missing) aligned by item.
-    """
+    """Percentile interval for Cohen's κ of one pair, resampling the clusters (runs) with
+    an item rated by both. ``a_codes``/``b_codes`` are category indices (−1 for missing)
+    aligned by item."""
     a = np.asarray(a_codes, dtype=np.int64)
     b = np.asarray(b_codes, dtype=np.int64)
     if clusters is None:
         clusters = list(range(len(a)))
     both = (a >= 0) & (b >= 0)
-    kept = [c for c, ok in zip(clusters, both, strict=True) if ok]
-    names = sorted(set(kept), key=str)
-    if not names:
-        return Interval(
-            low=None,
-            high=None,
-            confidence=confidence,
-            n_boot=n_boot,
-            n_undefined=n_boot,
-            seed=seed,
-            undefined_reason="no item was rated by both raters",
-        )
-    pos = {c: i for i, c in enumerate(names)}
-    cidx = np.array([pos[c] for c in kept], dtype=np.int64)
-    cell = a[both] * k + b[both]
-    c_conf = np.zeros((len(names), k * k))
-    np.add.at(c_conf, (cidx, cell), 1.0)
-    rng = np.random.default_rng(seed)
-    reps = []
-    done = 0
-    while done < n_boot:
-        size = min(chunk, n_boot - done)
-        w = _cluster_weights(rng, len(names), size)
-        reps.append(_cohen_from_confusion((w @ c_conf).reshape(size, k, k)))
-        done += size
-    return _interval(np.concatenate(reps), confidence, n_boot, seed)
+    cidx, n_c = _cluster_index([c for c, ok in zip(clusters, both, strict=True) if ok])
+    if n_c == 0:
+        return _unresampled(1, n_boot, seed, confidence, "no item was rated by both raters")[0]
+    stats = _pair_stats(a[both], b[both], k, cidx, n_c)
+    chunks = replicate_sums(stats, n_boot=n_boot, seed=seed, chunk=chunk)
+    (reps,) = _collect(chunks, [partial(_pair_reps, k=k)])
+    return _interval(reps, confidence, n_boot, seed)
+
+
+def bootstrap_question(
+    codes: np.ndarray,
+    k: int,
+    clusters: Sequence[Hashable],
+    pairs: Sequence[tuple[int, int]],
+    *,
+    n_boot: int = 10_000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    chunk: int = 1_000,
+) -> tuple[dict[str, Interval], list[Interval]]:
+    """Every interval of one question from one set of replicates: raw agreement, Fleiss'
+    κ and α over all raters, and Cohen's κ of each rater pair (rows of ``codes``,
+    raters × items, −1 for missing).
+
+    A replicate resamples the question's clusters (those with an item rated at least
+    twice) and every figure is computed on that same replicate, so a pair's κ counts the
+    drawn clusters in which both of its raters rated an item.
+    """
+    counts = codes_to_counts(codes, k)
+    keep = counts.sum(axis=1) >= 2
+    cidx, n_c = _cluster_index([c for c, ok in zip(clusters, keep, strict=True) if ok])
+    if n_c == 0:
+        why = "no item has two or more ratings"
+        nothing = _unresampled(len(POOLED) + len(pairs), n_boot, seed, confidence, why)
+        return dict(zip(POOLED, nothing, strict=False)), nothing[len(POOLED) :]
+    kept = codes[:, keep]
+    width = 3 + k
+    blocks = [_pooled_stats(counts[keep], cidx, n_c)]
+    blocks += [_pair_stats(kept[i], kept[j], k, cidx, n_c) for i, j in pairs]
+    fns: list[Callable[[np.ndarray], np.ndarray]] = [
+        partial(_pooled_reps, statistic=s, width=width) for s in POOLED
+    ]
+    fns += [partial(_pair_reps, k=k, lo=width + p * (2 + 2 * k)) for p in range(len(pairs))]
+    chunks = replicate_sums(np.hstack(blocks), n_boot=n_boot, seed=seed, chunk=chunk)
+    intervals = [_interval(r, confidence, n_boot, seed) for r in _collect(chunks, fns)]
+    return dict(zip(POOLED, intervals, strict=False)), intervals[len(POOLED) :]

@@ -39,6 +39,7 @@ from pydantic import BaseModel, ValidationError
 
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger.models import CallRecord
+from curiosity_tui.protocol import ratelimit
 from curiosity_tui.textsafe import replace_unstorable, replace_unstorable_in
 
 T = TypeVar("T")
@@ -151,6 +152,29 @@ _POOL: weakref.WeakKeyDictionary[
 ] = weakref.WeakKeyDictionary()
 
 
+def _post_chat(
+    oa: openai.AsyncOpenAI,
+    model: str,
+    messages: list[dict[str, str]],
+    headers: dict[str, str],
+    timeout: float,
+    kwargs: dict[str, Any],
+) -> Any:
+    """``oa.chat.completions.create`` without its typed-params transform: the same wire
+    request (``kwargs``: the token limit and ``extra_body``), about 1 ms less CPU a call, which
+    a pilot pays thousands of times (issue 14.5). Errors are openai's, as before."""
+    from openai.types.chat import ChatCompletion
+
+    extra = dict(kwargs)
+    body = {"model": model, "messages": messages, **extra.pop("extra_body", {}), **extra}
+    return oa.post(
+        "/chat/completions",
+        cast_to=ChatCompletion,
+        body=body,
+        options={"headers": headers, "timeout": timeout},
+    )
+
+
 class _Exhausted(Exception):
     def __init__(self, exc: Exception, retries: int):
         super().__init__(str(exc))
@@ -211,6 +235,7 @@ class ModelClient:
             oa = openai.AsyncOpenAI(
                 api_key=self._key, base_url=self.base_url, max_retries=0, timeout=self.timeout_s
             )
+            ratelimit.attach(oa)  # --max-rpm / --max-tpm: waits before each request (14.6)
             per_loop[self._pool_key] = oa
         return oa
 
@@ -321,12 +346,8 @@ class ModelClient:
                 kwargs: dict[str, Any] = kwargs,
                 oa: openai.AsyncOpenAI = oa,
             ) -> Any:
-                return oa.chat.completions.create(
-                    model=self.model,
-                    messages=sent,  # type: ignore[arg-type]
-                    extra_headers=self._headers(kind, session),
-                    timeout=self.timeout_s,
-                    **kwargs,
+                return _post_chat(
+                    oa, self.model, sent, self._headers(kind, session), self.timeout_s, kwargs
                 )
 
             try:

@@ -181,6 +181,8 @@ class ScriptedServer:
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._counter = 0
+        #: extra headers on every reply (tests of rate-limit headers): () -> {name: value}
+        self.response_headers: Callable[[], dict[str, str]] | None = None
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -403,6 +405,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
+            for name, value in (self.owner.response_headers or dict)().items():
+                self.send_header(name, value)
             self.end_headers()
             self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):

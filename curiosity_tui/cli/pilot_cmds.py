@@ -1,0 +1,209 @@
+"""CLI: ``pilot run`` (a plan's runs, or one shard of them, over worker processes) and
+``pilot status`` (a sharded pilot's progress)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Literal
+
+from curiosity_tui.errors import InputError
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from curiosity_tui.cli.run_cmds import endpoint_flags
+
+    pl = sub.add_parser("pilot", help="pilot runs from a plan")
+    psub = pl.add_subparsers(dest="pilot_command", metavar="SUBCOMMAND")
+    pl.set_defaults(handler=lambda a: (pl.print_help(), 2)[1])
+    pr = psub.add_parser("run", help="run every configuration × run of PLAN.toml concurrently")
+    pr.add_argument("plan", type=Path)
+    pr.add_argument("--out", type=Path, required=True)
+    pr.add_argument("--concurrency", type=int, default=4, help="runs at once, over all workers")
+    pr.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help=f"worker processes (default: one per core, here {_cores()}); 1 runs in this process",
+    )
+    pr.add_argument(
+        "--shard",
+        default="1/1",
+        metavar="I/N",
+        help="run only share I of N of the plan's runs (for a job array across machines)",
+    )
+    pr.add_argument(
+        "--unregistered", action="store_true", help="run without a before-runs lock (recorded)"
+    )
+    pr.add_argument("--contract", choices=["pilot-01", "pilot-02"], default=None)
+    endpoint_flags(pr)
+    pr.set_defaults(handler=_pilot_run)
+
+    ps = psub.add_parser("status", help="progress of a (sharded) pilot from its --out dir(s)")
+    ps.add_argument("out", type=Path, nargs="+", metavar="OUT")
+    ps.add_argument("--json", action="store_true", help="machine-readable output")
+    ps.set_defaults(handler=_pilot_status)
+
+
+def _specs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
+    """The plan, its text and every run of it (before sharding)."""
+    from curiosity_tui.analysis.prereg import load_plan, lock_metadata, require_lock
+    from curiosity_tui.protocol.runner import plan_runs
+
+    plan, text = load_plan(args.plan)
+    entry = None if args.unregistered else require_lock(args.out, plan_text=text)
+    specs = plan_runs(
+        seed=plan.seed_question,
+        configurations=list(plan.configurations),
+        runs=plan.runs,
+        contract=args.contract or plan.contract or "pilot-02",
+        epsilon=plan.epsilon,
+        model=plan.model,
+        session_budget=plan.budgets.session_completion_tokens,
+        curator_budget=plan.budgets.curator_completion_tokens
+        or plan.budgets.session_completion_tokens,
+        unregistered=args.unregistered,
+        options=lock_metadata(entry),
+    )
+    return plan, text, specs
+
+
+def _pilot_run(args: argparse.Namespace) -> int:
+    from curiosity_tui.protocol.shards import new_manifest, parse_shard, shard_of, write_manifest
+
+    shard = parse_shard(args.shard)
+    workers = _cores() if args.workers is None else args.workers
+    if workers < 1:
+        raise InputError("--workers must be at least 1")
+    if args.concurrency < 1:
+        raise InputError("--concurrency must be at least 1")
+    plan, text, all_specs = _specs(args)
+    specs = shard_of(all_specs, shard)
+    if not specs:
+        print(f"shard {shard.label}: no runs (the plan has {len(all_specs)})")
+        return 0
+    manifest = new_manifest(
+        hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        shard,
+        len(all_specs),
+        plan.sessions,
+        [s.name for s in specs],
+        workers,
+    )
+    args.out.mkdir(parents=True, exist_ok=True)
+    write_manifest(args.out, manifest)
+    results = _execute(args, plan, specs, workers)
+    _finish_manifest(args.out, manifest, results, plan.sessions)
+    failed = [(r.ledger, r.failed[0]) for r in results if r.failed]
+    for name, (t, reason) in failed:
+        print(f"{name}: stopped at session {t}: {reason}", file=sys.stderr)
+    where = f"{args.out}" + ("" if shard.count == 1 else f" (shard {shard.label})")
+    print(f"{len(results) - len(failed)} of {len(results)} runs complete in {where}")
+    return 1 if failed else 0
+
+
+def _finish_manifest(out: Path, manifest: Any, results: list[Any], sessions: int) -> None:
+    from curiosity_tui.clock import utc_now_seconds
+    from curiosity_tui.protocol.shards import ManifestRun, write_manifest
+
+    by_name = {r.ledger: r for r in results}
+    runs = []
+    for run in manifest.runs:
+        r = by_name.get(run.name)
+        if r is None:
+            runs.append(run)
+            continue
+        failure = f"session {r.failed[0][0]}: {r.failed[0][1]}" if r.failed else None
+        state: Literal["pending", "done", "failed"] = (
+            "failed" if r.failed else ("done" if r.sessions_done >= sessions else "pending")
+        )
+        runs.append(
+            ManifestRun(name=run.name, state=state, sessions_done=r.sessions_done, failure=failure)
+        )
+    write_manifest(
+        out, manifest.model_copy(update={"runs": runs, "finished_at": utc_now_seconds()})
+    )
+
+
+def _execute(args: argparse.Namespace, plan: Any, specs: list[Any], workers: int) -> list[Any]:
+    """Run the specs in this process (workers == 1) or over worker processes."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from curiosity_tui.cli.run_cmds import _closing, _embedder, model_client
+    from curiosity_tui.protocol.runner import run_pilot
+    from curiosity_tui.protocol.workers import ClientSpec, run_pilot_workers
+
+    with (
+        model_client(args, plan.model) as client,
+        Progress(
+            TextColumn("{task.description:<18}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[status]}"),
+            TimeElapsedColumn(),
+        ) as bar,
+    ):
+        tasks = {s.name: bar.add_task(s.name, total=plan.sessions, status="") for s in specs}
+
+        def on(p: Any) -> None:
+            tid = tasks.get(p.ledger)
+            if tid is None:
+                return
+            if p.phase == "committed":
+                bar.update(tid, completed=p.session, status=f"{p.tokens} tok")
+            elif p.phase == "failed":
+                bar.update(tid, status=f"failed s{p.session}")
+            elif p.phase == "curator":
+                bar.update(tid, status="curator")
+
+        embedder = _embedder(args, client)
+        if workers > 1 and len(specs) > 1:
+            cs = ClientSpec.of(client, endpoint_embeddings=embedder is not None)
+            return run_pilot_workers(
+                specs,
+                args.out,
+                cs,
+                sessions=plan.sessions,
+                workers=workers,
+                concurrency=args.concurrency,
+                progress=on,
+            )
+        return list(
+            asyncio.run(
+                _closing(
+                    client,
+                    run_pilot(
+                        specs,
+                        args.out,
+                        client,
+                        sessions=plan.sessions,
+                        concurrency=args.concurrency,
+                        embedder=embedder,
+                        progress=on,
+                    ),
+                )
+            )
+        )
+
+
+def _pilot_status(args: argparse.Namespace) -> int:
+    from curiosity_tui.protocol.shards import format_status, pilot_status
+
+    for out in args.out:
+        if not out.is_dir():
+            raise InputError(f"{out}: no such directory")
+    st = pilot_status(args.out)
+    print(json.dumps(st.model_dump(), indent=1) if args.json else format_status(st))
+    return 0
