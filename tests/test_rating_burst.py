@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from curiosity_tui.app import RatingApp
 
+from curiosity_tui.app import RatingApp
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.rating import RatingSession, read_ratings
 from curiosity_tui.packs.schemes import load_scheme

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from curiosity_tui.app import RatingApp
 from textual.app import App
 from textual.widgets import Static
 
+from curiosity_tui.app import RatingApp
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.flags import FlagStore, flags_path
 from curiosity_tui.packs.rating import RatingError, RatingSession

@@ -9,8 +9,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from curiosity_tui.app import RatingApp
 from textual.widgets import Input
+
+from curiosity_tui.app import RatingApp
 
 ROOT = Path(__file__).resolve().parents[1]
 
