@@ -202,3 +202,10 @@ def test_runs_that_recorded_nothing_are_placed_by_time(tmp_path: Path) -> None:
     assert any("no run recorded the lock" in n for n in gov.notes)
     undated = governing_lock(entries, [RunStamp(run_id="x")])
     assert undated.lock.seq == 1 and undated.basis == "first lock"
+
+
+def test_a_stage_with_a_trailing_newline_is_not_a_stage(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.toml"
+    plan.write_text(PLAN)
+    with pytest.raises(ChainError, match="unknown stage 'before-runs\\n'"):
+        lock(plan, "before-runs\n")

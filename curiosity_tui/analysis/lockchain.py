@@ -28,8 +28,9 @@ from curiosity_tui.errors import InputError
 
 CHAIN_FILE = "prereg.jsonl"
 GENESIS = "0" * 64
+#: \A…\Z, not ^…$: "before-runs\n" is not a stage
 STAGE_RE = re.compile(
-    r"^(before-runs|after-shakeout|after-mechanical-results|after-rater-[1-9][0-9]*|after-key)$"
+    r"\A(before-runs|after-shakeout|after-mechanical-results|after-rater-[1-9][0-9]*|after-key)\Z"
 )
 STAGES_HELP = "before-runs, after-shakeout, after-mechanical-results, after-rater-N, after-key"
 
