@@ -129,6 +129,14 @@ def _register_metrics(sub: argparse._SubParsersAction) -> None:
         metavar="SET.json",
         help="a similarity reference set (repeatable): ceiling, control, near/far floors",
     )
+    m.add_argument(
+        "--pool",
+        action="append",
+        default=[],
+        metavar="CFG,CFG",
+        help="also give r (dependency checks vs voluntary actions) over these configurations' "
+        "sessions pooled, e.g. --pool C+cur,C-cur (the report's 24-session figure); repeatable",
+    )
     m.add_argument("--json", action="store_true")
     m.set_defaults(handler=_metrics)
 
@@ -273,6 +281,7 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _metrics(args: argparse.Namespace) -> int:
+    from curiosity_tui.analysis.correlation import parse_pool
     from curiosity_tui.analysis.registry import default_registry
     from curiosity_tui.analysis.rundata import load_runs
     from curiosity_tui.analysis.similarity import load_reference_set
@@ -299,5 +308,7 @@ def _metrics(args: argparse.Namespace) -> int:
     if not runs:
         raise InputError("metrics: no runs found (ledger dirs or *.run.json files)")
     refs = [(str(p), load_reference_set(p)) for p in args.reference]
-    print(metrics_json(runs, reg, refs) if args.json else format_tables(runs, reg, refs))
+    pools = [parse_pool(p) for p in args.pool]
+    fn = metrics_json if args.json else format_tables
+    print(fn(runs, reg, refs, pools))
     return 0
