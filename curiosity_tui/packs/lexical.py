@@ -76,7 +76,7 @@ def lexical_test(
     *,
     seed: int,
     permutations: int,
-    lam: float = 1.0,
+    lam: float = 0.01,
 ) -> LexicalResult | None:
     """Cross-validated accuracy of a linear classifier on ``x`` for two classes, chance
     (majority share) and a permutation p-value; None when not testable (one class, or a
