@@ -9,8 +9,13 @@ import getpass
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from curiosity_tui.errors import InputError
+
+if TYPE_CHECKING:
+    from curiosity_tui.packs.build import BuildResult
+    from curiosity_tui.packs.leakcheck import LeakReport
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -173,16 +178,14 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
-def _leakcheck_after_build(res: object, *, strict: bool, permutations: int) -> object:
+def _leakcheck_after_build(res: BuildResult, *, strict: bool, permutations: int) -> LeakReport:
     """Run the leak check on the new pack; under ``strict`` a leak removes the pack and its
     key (both were created by this build) and fails with one line."""
     import shutil
 
-    from curiosity_tui.packs.build import BuildResult
     from curiosity_tui.packs.leakcheck import leakcheck
     from curiosity_tui.packs.pack import PackError
 
-    assert isinstance(res, BuildResult)
     rep = leakcheck(res.packdir, key_path=res.key_path, permutations=permutations)
     bad = rep.refusing()
     if strict and bad:
@@ -208,11 +211,8 @@ def _leakcheck(args: argparse.Namespace) -> int:
     return 0
 
 
-def format_leaks(rep: object, *, brief: bool = False) -> str:
+def format_leaks(rep: LeakReport, *, brief: bool = False) -> str:
     """The leak report as text; ``brief``: one line per testable task (for ``pack build``)."""
-    from curiosity_tui.packs.leakcheck import LeakReport
-
-    assert isinstance(rep, LeakReport)
     if brief:
         lines = [f"leak check ({rep.lexical}; format counts):"]
         for t in rep.tasks:
