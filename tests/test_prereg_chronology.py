@@ -17,7 +17,7 @@ import pytest
 
 from curiosity_tui.analysis.chronology import chronology_problems, governing_lock
 from curiosity_tui.analysis.prereg import ChainError, lock, read_chain
-from curiosity_tui.analysis.runstamps import RecordedLock, RunStamp, scan_stamps
+from curiosity_tui.analysis.runstamps import RecordedLock, RunStamp, parse_ts, scan_stamps
 from curiosity_tui.cli import main
 
 PLAN = """\
@@ -79,7 +79,8 @@ def test_every_run_records_the_chain_head_in_its_journal(pilot: Path) -> None:
     assert len(stamps) == 4
     for s in stamps:
         assert s.lock == RecordedLock(hash=head.hash, seq=1, stage="before-runs")
-        assert s.created_at >= head.ts
+        created, locked = parse_ts(s.created_at), parse_ts(head.ts)
+        assert created is not None and locked is not None and created >= locked
         first = json.loads((Path(s.origin) / "journal.jsonl").read_text().splitlines()[0])
         assert first["kind"] == "ledger_created"
         assert first["data"]["options"]["prereg"]["hash"] == head.hash
