@@ -70,7 +70,7 @@ def static_text(screen: AnalysisScreen, selector: str) -> str:
 
 def two_runs(tmp_path: Path) -> Path:
     runs = tmp_path / "runs"
-    runs.mkdir()
+    runs.mkdir(exist_ok=True)  # a test may lock a plan into it before the runs exist
     for name in ("example-C+cur-pilot02", "example-B-armed+cur-pilot02"):
         shutil.copytree(LEDGERS / name, runs / name)
     return runs
@@ -170,10 +170,10 @@ async def test_views_by_key_on_the_example_ledgers(expected: dict[str, object]) 
 
 
 async def test_verdict_with_a_locked_plan(tmp_path: Path) -> None:
-    runs = two_runs(tmp_path)
     plan = tmp_path / "plan.toml"
     plan.write_text(PLAN)
-    entry = lock(plan, "before-runs", chain_path=runs / "prereg.jsonl")
+    entry = lock(plan, "before-runs", chain_path=tmp_path / "runs" / "prereg.jsonl")
+    runs = two_runs(tmp_path)
     rep = verdict_for_dir(runs)
     word = {"met": "MET", "not_met": "NOT MET"}[rep.verdict.outcome]
     clause = rep.verdict.by_metric[0].clauses[0]
@@ -229,11 +229,11 @@ async def test_verdict_without_a_lock_says_so(tmp_path: Path) -> None:
 
 
 async def test_broken_chain_and_no_runs_are_reported(tmp_path: Path) -> None:
-    runs = two_runs(tmp_path)
     plan = tmp_path / "plan.toml"
     plan.write_text(PLAN)
-    chain = runs / "prereg.jsonl"
+    chain = tmp_path / "runs" / "prereg.jsonl"
     lock(plan, "before-runs", chain_path=chain)
+    runs = two_runs(tmp_path)
     chain.write_text(chain.read_text().replace("before-runs", "after-key"))
     app = AnalysisApp([runs])
     async with app.run_test(size=(140, 45)) as pilot:

@@ -25,6 +25,27 @@ def _rate_all(pack: Path, rater: str, q1: str = "built", upto: int | None = None
         )
 
 
+def _held() -> list:  # type: ignore[type-arg]
+    """Runs kept out of the pack, worded apart from the pack's (whose items are all alike),
+    as the controls' bases."""
+    import dataclasses
+
+    swap = {"pamphlets": "broadsheets", "reprints": "woodcuts", "Presses": "Printers"}
+    out = []
+    for m in hand_made_materials(configs=("B-armed+cur", "C+cur")):
+        texts = [m.first_output, m.later_input, m.later_output]
+        for a, b in swap.items():
+            texts = [t.replace(a, b) for t in texts]
+        out.append(dataclasses.replace(m, run=m.run + "-held", first_output=texts[0],
+                                       later_input=texts[1], later_output=texts[2]))  # fmt: skip
+    return out
+
+
+def _line(s: RatingSession, item: str) -> str:
+    """The first line of the item's section 1, without its marker: a verbatim quote."""
+    return s.pack.items[item].sections[0].split("\n")[0][2:]
+
+
 @pytest.fixture
 def pack(tmp_path: Path) -> Path:
     out = tmp_path / "pack"
@@ -117,14 +138,16 @@ def test_wrong_key_is_refused_and_logged(pack: Path, tmp_path: Path) -> None:
 
 def test_controls_reported_with_expectations(tmp_path: Path) -> None:
     out = tmp_path / "p2"
-    build_pack(hand_made_materials(), load_scheme("pilot-02"), out, seed=4)
+    build_pack(
+        hand_made_materials(), load_scheme("pilot-02"), out, seed=4, control_materials=_held()
+    )
     for rater in ("ann", "bob"):
         s = RatingSession(out, rater)
         for item in s.order:
             s.save(
                 item,
                 {
-                    "q1": {"category": "repeated", "grounds": "g", "quotes": ["first session"]},
+                    "q1": {"category": "repeated", "grounds": "g", "quotes": [_line(s, item)]},
                     "q2": {"category": "none", "grounds": "g"},
                 },
             )
@@ -147,7 +170,8 @@ def test_leakcheck_finds_the_family_leak_on_six_configurations(tmp_path: Path) -
     assert fam.classes == {"A (single answer)": 3, "B (bare self-ask)": 3, "store-bearing": 12}
     assert fam.accuracy is not None and fam.chance is not None
     assert fam.accuracy > fam.chance and fam.verdict.startswith("LEAK")
-    assert {t.task for t in rep.tasks} == {"families", "C-vs-B-armed", "curator", "configurations"}
+    fmt = {t.task for t in rep.tasks if t.features == "format"}
+    assert fmt == {"families", "C-vs-B-armed", "curator", "configurations"}
 
 
 def test_leakcheck_no_signal_when_formats_match(tmp_path: Path) -> None:
@@ -173,14 +197,16 @@ def test_agreement_real_only_after_unblind(tmp_path: Path) -> None:
     from curiosity_tui.packs.pack_agreement import pack_agreement
 
     out = tmp_path / "p2"
-    build_pack(hand_made_materials(), load_scheme("pilot-02"), out, seed=4)
+    build_pack(
+        hand_made_materials(), load_scheme("pilot-02"), out, seed=4, control_materials=_held()
+    )
     for rater in ("ann", "bob"):
         s = RatingSession(out, rater)
         for item in s.order:
             s.save(
                 item,
                 {
-                    "q1": {"category": "repeated", "grounds": "g", "quotes": ["first session"]},
+                    "q1": {"category": "repeated", "grounds": "g", "quotes": [_line(s, item)]},
                     "q2": {"category": "none", "grounds": "g"},
                 },
             )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -248,29 +249,34 @@ def test_all_metrics_kind() -> None:
     assert evaluate_rule(parse_plan(text), report_runs()).outcome == "not_met"
 
 
-def test_amended_rule_shows_the_before_runs_verdict_too(tmp_path: Path) -> None:
+def test_an_amendment_is_reported_apart_never_as_the_verdict(tmp_path: Path) -> None:
     plan = tmp_path / "plan.toml"
     plan.write_text(plan_text('["max_depth"]'))
     lock(plan, "before-runs")
     plan.write_text(plan_text('["max_depth", "nodes_worked"]'))
     lock(plan, "after-mechanical-results", reason="admit coverage after seeing it")
     rep = verdict_for(read_chain(tmp_path / "prereg.jsonl"), report_runs())
-    assert rep.verdict.outcome == "met" and rep.verdict.lock and rep.verdict.lock.seq == 2
-    assert rep.original is not None and rep.original.outcome == "not_met"
-    assert any("amended after before-runs" in n for n in rep.verdict.notes)
+    assert rep.verdict.outcome == "not_met" and rep.verdict.lock and rep.verdict.lock.seq == 1
+    (amendment,) = rep.amendments
+    assert amendment.seq == 2 and amendment.stage == "after-mechanical-results"
+    assert amendment.reason == "admit coverage after seeing it"
+    assert amendment.rule_changed and amendment.verdict.outcome == "met"
     text = format_report(rep)
-    assert "Verdict: MET" in text and "Under the before-runs rule: NOT MET" in text
-    assert "after-mechanical-results" in text
+    assert text.startswith("Verdict: NOT MET")
+    assert "Amendment seq 2 at stage after-mechanical-results" in text
+    assert "not the verdict" in text and "reason: admit coverage after seeing it" in text
 
 
 def test_cli_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    for r in report_runs():
-        write_run_file(r, tmp_path / (r.run_id.replace("/", "_") + ".run.json"))
-    assert main(["verdict", str(tmp_path)]) == 2
-    assert "no prereg.jsonl" in capsys.readouterr().err
     plan = tmp_path / "plan.toml"
     plan.write_text(plan_text('["max_depth"]'))
+    write_run_file(report_runs()[0], tmp_path / "x.run.json")
+    assert main(["verdict", str(tmp_path)]) == 2
+    assert "no prereg.jsonl" in capsys.readouterr().err
+    (tmp_path / "x.run.json").unlink()
     lock(plan, "before-runs")
+    for r in report_runs():
+        write_run_file(r, tmp_path / (r.run_id.replace("/", "_") + ".run.json"))
     assert main(["verdict", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Verdict: NOT MET")
@@ -284,18 +290,17 @@ def test_cli_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert data["verdict"]["by_metric"][0]["clauses"][0]["interval"]["ci_low"] is not None
 
 
-def test_runs_recording_a_foreign_lock_are_noted(tmp_path: Path) -> None:
+def test_runs_recording_a_lock_not_in_the_chain_get_no_verdict(tmp_path: Path) -> None:
+    from curiosity_tui.analysis.chronology import ForeignLockError
+
     plan = tmp_path / "plan.toml"
     plan.write_text(plan_text('["max_depth"]'))
     entry = lock(plan, "before-runs")
     runs = report_runs()
     runs[0].meta = {"options": {"prereg": {"hash": entry.hash}}}
     runs[1].meta = {"options": {"prereg": {"hash": "f" * 64}}}
-    rep = verdict_for(read_chain(tmp_path / "prereg.jsonl"), runs)
-    assert any(
-        n == f"1 run(s) record a lock that is not in this chain: {runs[1].run_id}"
-        for n in rep.verdict.notes
-    )
+    with pytest.raises(ForeignLockError, match=f"lock f{{12}}… .*: {re.escape(runs[1].run_id)};"):
+        verdict_for(read_chain(tmp_path / "prereg.jsonl"), runs)
 
 
 def test_short_runs_are_noted() -> None:

@@ -32,6 +32,11 @@ metrics = ["max_depth"]
 
 
 def test_report_without_lock_and_with(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    held = tmp_path / "held"  # the plan is locked before any run exists, kept aside for now
+    held.mkdir()
+    plan = held / "plan.toml"
+    plan.write_text(PLAN)
+    lock(plan, "before-runs")
     runs_dir = tmp_path / "runs"
     runs_dir.mkdir()
     for cfg, d in (("C+cur", 3), ("B-armed+cur", 2), ("C-cur", 1), ("B-armed-cur", 2)):
@@ -47,9 +52,7 @@ def test_report_without_lock_and_with(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "Started --unregistered: C-cur-r1." in md
     assert "understate the uncertainty" in md
 
-    plan = runs_dir / "plan.toml"
-    plan.write_text(PLAN)
-    lock(plan, "before-runs")
+    (held / "prereg.jsonl").rename(runs_dir / "prereg.jsonl")
     assert main(["report", str(runs_dir), "--out", str(out)]) == 0
     md = out.read_text()
     assert "Verdict: NOT MET" in md and "before-runs" in md

@@ -17,10 +17,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from curiosity_tui.analysis.plan import load_plan
 from curiosity_tui.analysis.registry import Registry
+from curiosity_tui.analysis.runstamps import RunStamp, earliest, scan_stamps
 from curiosity_tui.atomic import append_line_durable
 from curiosity_tui.clock import utc_now_seconds
 from curiosity_tui.errors import InputError
@@ -28,8 +29,9 @@ from curiosity_tui.textfiles import utf8_lines
 
 CHAIN_FILE = "prereg.jsonl"
 GENESIS = "0" * 64
+#: \A…\Z, not ^…$: "before-runs\n" is not a stage
 STAGE_RE = re.compile(
-    r"^(before-runs|after-shakeout|after-mechanical-results|after-rater-[1-9][0-9]*|after-key)$"
+    r"\A(before-runs|after-shakeout|after-mechanical-results|after-rater-[1-9][0-9]*|after-key)\Z"
 )
 STAGES_HELP = "before-runs, after-shakeout, after-mechanical-results, after-rater-N, after-key"
 
@@ -64,6 +66,9 @@ class ChainReport(BaseModel):
     entries: int
     first_bad_seq: int | None = None
     problem: str = ""
+    #: runs found beside the chain and checked against it (``prereg verify``)
+    runs_checked: int = 0
+    chronology_problems: list[str] = Field(default_factory=list)
 
 
 def sha256_text(text: str) -> str:
@@ -171,14 +176,20 @@ def lock(
     reason: str = "",
     registry: Registry | None = None,
     ts: str | None = None,
+    runs_dir: Path | None = None,
 ) -> LockEntry:
-    """Validate the plan and append it to the chain. Returns the new entry."""
+    """Validate the plan and append it to the chain. Returns the new entry.
+
+    Refused when the stage is earlier than the chain's, or no later than the runs that
+    already exist (in ``runs_dir``, default the chain's directory): ``before-runs`` after
+    any run, or a stage the existing runs were already created under."""
     plan_path = Path(plan_path)
     stage_rank(stage)
     _, text = load_plan(plan_path, registry=registry)  # refuses open rules, unknown names
     chain_path = Path(chain_path) if chain_path else plan_path.parent / CHAIN_FILE
     with _locked(chain_path):
         entries = load_verified_chain(chain_path)
+        refuse_after_runs(stage, scan_stamps(Path(runs_dir) if runs_dir else chain_path.parent))
         if entries:
             last = entries[-1]
             if stage_rank(stage) < stage_rank(last.stage):
@@ -211,6 +222,37 @@ def lock(
         line = json.dumps(entry.model_dump(), ensure_ascii=False, sort_keys=True) + "\n"
         append_line_durable(chain_path, line.encode("utf-8"))
     return entry
+
+
+def refuse_after_runs(stage: str, stamps: list[RunStamp]) -> None:
+    """:class:`ChainError` if a lock at ``stage`` made now would claim to precede runs that
+    already exist: ``before-runs`` once any run exists, or any stage no later than one the
+    existing runs recorded."""
+    if not stamps:
+        return
+    first = earliest(stamps)
+    seen = f"{len(stamps)} run(s) exist already" + (
+        f" (first: {first[0].run_id}, created {first[0].created_at})" if first else ""
+    )
+    if stage == "before-runs":
+        raise ChainError(
+            f"stage 'before-runs' refused: {seen}; a lock made now comes after them. "
+            "Lock a change as an amendment at a later stage with --reason (it is reported as "
+            "an amendment, never as the verdict)"
+        )
+    recorded = [
+        (stage_rank(s.lock.stage), s.lock.stage, s.lock.seq, s.run_id)
+        for s in stamps
+        if s.lock is not None and s.lock.stage and STAGE_RE.match(s.lock.stage)
+    ]
+    if not recorded:
+        return
+    rank, top_stage, seq, run_id = max(recorded, key=lambda t: t[0])
+    if stage_rank(stage) <= rank:
+        raise ChainError(
+            f"stage {stage!r} refused: run {run_id} was already created under a lock at "
+            f"stage {top_stage!r} (seq {seq}); a lock made now must be at a later stage"
+        )
 
 
 def find_chain(run_dir: Path) -> Path | None:

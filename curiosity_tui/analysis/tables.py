@@ -23,6 +23,7 @@ from curiosity_tui.analysis.aggregate import (
     fmt_interval,
 )
 from curiosity_tui.analysis.correlation import Correlation, checks_vs_actions
+from curiosity_tui.analysis.correlation import pooled as pooled_correlation
 from curiosity_tui.analysis.registry import Registry
 from curiosity_tui.analysis.rundata import RunData
 from curiosity_tui.analysis.similarity import (
@@ -106,6 +107,8 @@ class MetricsDoc(BaseModel):
     metrics: dict[str, dict[str, MetricAggregate]]  # metric -> config -> aggregate
     differences: list[Difference]
     checks_vs_actions: dict[str, Correlation]  # config -> r over sessions 2..
+    #: "C+cur,C-cur" -> r over the sessions 2.. of both configurations' runs (--pool)
+    checks_vs_actions_pooled: dict[str, Correlation] = Field(default_factory=dict)
     #: regen_dup_share, pooled variant: duplicates over all questions of the configuration
     regen_dup_share_pooled: dict[str, PooledShare] = Field(default_factory=dict)
     #: PRESERVE decisions / all decisions, pooled over the configuration's sessions (§8)
@@ -123,6 +126,7 @@ def build(
     runs: Sequence[RunData],
     registry: Registry,
     references: Sequence[tuple[str, ReferenceSet]] = (),
+    pools: Sequence[Sequence[str]] = (),
 ) -> MetricsDoc:
     names = registry.names()
     table = aggregate(runs, names, registry=registry)
@@ -167,6 +171,7 @@ def build(
         metrics=by_metric,
         differences=diffs,
         checks_vs_actions=corr,
+        checks_vs_actions_pooled={",".join(p): pooled_correlation(runs, p) for p in pools},
     )
 
 
@@ -174,8 +179,10 @@ def metrics_json(
     runs: Sequence[RunData],
     registry: Registry,
     references: Sequence[tuple[str, ReferenceSet]] = (),
+    pools: Sequence[Sequence[str]] = (),
 ) -> str:
-    return json.dumps(build(runs, registry, references).model_dump(mode="json"), indent=1)
+    doc = build(runs, registry, references, pools)
+    return json.dumps(doc.model_dump(mode="json"), indent=1)
 
 
 def _cell(doc: MetricsDoc, metric: str, config: str) -> str:
@@ -239,8 +246,9 @@ def format_tables(
     runs: Sequence[RunData],
     registry: Registry,
     references: Sequence[tuple[str, ReferenceSet]] = (),
+    pools: Sequence[Sequence[str]] = (),
 ) -> str:
-    doc = build(runs, registry, references)
+    doc = build(runs, registry, references, pools)
     out = _report_tables(doc)
     out.append("# All registry metrics (mean over runs, n = runs with a value)")
     out.append("")
@@ -296,6 +304,13 @@ def format_tables(
         r = "—" if k.r is None else f"{k.r:+.4f}"
         note = f" — {k.note}" if k.note else ""
         out.append(f"  {c:<14} r = {r} over {k.n_sessions} sessions, {k.n_runs} runs{note}")
+    for k in doc.checks_vs_actions_pooled.values():
+        r = "—" if k.r is None else f"{k.r:+.4f}"
+        note = f" — {k.note}" if k.note else ""
+        out.append(
+            f"  pooled {' + '.join(k.configs)}: r = {r} over {k.n_sessions} sessions, "
+            f"{k.n_runs} runs{note}"
+        )
     out.append("")
     out.append("Denominators: " + "; ".join(f"{m.name}: {m.denominator}" for m in registry))
     return "\n".join(out)

@@ -4,9 +4,10 @@
 metric, so nothing outside the locked set can change the outcome. Every other registry
 metric is computed afterwards by :func:`exploratory` and printed under "exploratory".
 
-The governing plan is the latest lock in the chain. When the rule or its metric set was
-amended after the ``before-runs`` lock, the verdict under the original before-runs plan is
-computed and printed too, labelled, so an amendment cannot silently replace it.
+The governing plan is the lock the runs were created under (they record it in their
+journals; see :mod:`curiosity_tui.analysis.chronology`). Every lock after it is an
+amendment: evaluated and reported apart, with its stage and reason, never as the verdict.
+A chain that does not contain the lock the runs recorded yields no verdict at all.
 """
 
 from __future__ import annotations
@@ -27,10 +28,12 @@ from curiosity_tui.analysis.aggregate import (
     fmt_interval,
     group_by_config,
 )
+from curiosity_tui.analysis.chronology import governing_lock
 from curiosity_tui.analysis.lockchain import LockEntry, find_chain, load_verified_chain
 from curiosity_tui.analysis.plan import PilotPlan, parse_plan
 from curiosity_tui.analysis.registry import Registry, default_registry
 from curiosity_tui.analysis.rundata import RunData, load_runs
+from curiosity_tui.analysis.runstamps import stamp_of
 from curiosity_tui.errors import InputError
 
 TIE_TOL = 1e-9
@@ -91,9 +94,25 @@ class ExploratoryRow(BaseModel):
     differences: list[Difference]
 
 
-class VerdictReport(BaseModel):
+class Amendment(BaseModel):
+    """A lock made after the one the runs were created under: reported, never the verdict."""
+
+    seq: int
+    ts: str
+    stage: str
+    reason: str
+    hash: str
+    rule_changed: bool
     verdict: Verdict
-    original: Verdict | None = None  # under the before-runs lock, when the rule was amended
+
+
+class VerdictReport(BaseModel):
+    #: the rule in force when the runs were created
+    verdict: Verdict
+    #: how the governing lock was found: "recorded" by the runs, "by time", "first lock"
+    governing_basis: str = "recorded"
+    #: every later lock, each evaluated under its own rule; none of them is the verdict
+    amendments: list[Amendment] = Field(default_factory=list)
     exploratory: list[ExploratoryRow]
     exploratory_note: str = (
         "Exploratory: metrics outside the locked set. Printed for information; they cannot "
@@ -275,14 +294,6 @@ def exploratory(
     return rows
 
 
-def run_lock_hash(run: RunData) -> str | None:
-    """The prereg entry hash a run recorded at start (``RunMeta.options['prereg']``)."""
-    options = run.meta.get("options")
-    prereg = options.get("prereg") if isinstance(options, dict) else None
-    h = prereg.get("hash") if isinstance(prereg, dict) else None
-    return h if isinstance(h, str) else None
-
-
 def _ref(e: LockEntry) -> LockRef:
     return LockRef(seq=e.seq, ts=e.ts, stage=e.stage, hash=e.hash, plan_sha256=e.plan_sha256)
 
@@ -293,39 +304,44 @@ def verdict_for(
     *,
     registry: Registry | None = None,
     seed: int = 20240601,
+    where: str = "prereg chain",
 ) -> VerdictReport:
-    """Verdict under the latest lock (and under the before-runs lock if the rule differs)."""
+    """The verdict under the lock the runs were created under; later locks as amendments.
+    :class:`~curiosity_tui.analysis.chronology.ForeignLockError` if a run recorded a lock
+    the chain does not contain."""
     if not entries:
         raise InputError(
             "no locked plan: `curiosity-tui prereg lock PLAN.toml --stage before-runs`"
         )
     reg = registry or default_registry()
-    latest = entries[-1]
-    plan = parse_plan(latest.plan_text, source=f"prereg seq {latest.seq}", registry=reg)
-    main = evaluate_rule(plan, runs, registry=reg, lock=latest, seed=seed)
-    known = {e.hash for e in entries}
-    foreign = sorted(
-        r.run_id for r in runs if (h := run_lock_hash(r)) is not None and h not in known
-    )
-    if foreign:
-        main.notes.append(
-            f"{len(foreign)} run(s) record a lock that is not in this chain: {', '.join(foreign)}"
-        )
-    original: Verdict | None = None
-    first = next((e for e in entries if e.stage == "before-runs"), None)
-    if first is None:
-        main.notes.append("no lock at stage before-runs: this plan was registered after runs began")
-    elif first.seq != latest.seq:
-        first_plan = parse_plan(first.plan_text, source=f"prereg seq {first.seq}", registry=reg)
-        if first_plan.rule != plan.rule or first_plan.aggregation != plan.aggregation:
-            original = evaluate_rule(first_plan, runs, registry=reg, lock=first, seed=seed)
-            main.notes.append(
-                f"the rule was amended after before-runs (governing lock: seq {latest.seq}, "
-                f"stage {latest.stage}); the verdict under the before-runs rule is shown too"
+    gov = governing_lock(entries, [stamp_of(r) for r in runs], where=where)
+    lead = gov.lock
+    plan = parse_plan(lead.plan_text, source=f"prereg seq {lead.seq}", registry=reg)
+    main = evaluate_rule(plan, runs, registry=reg, lock=lead, seed=seed)
+    main.notes.extend(gov.notes)
+    amendments: list[Amendment] = []
+    for e in gov.amendments:
+        p = parse_plan(e.plan_text, source=f"prereg seq {e.seq}", registry=reg)
+        amendments.append(
+            Amendment(
+                seq=e.seq,
+                ts=e.ts,
+                stage=e.stage,
+                reason=e.reason,
+                hash=e.hash,
+                rule_changed=p.rule != plan.rule or p.aggregation != plan.aggregation,
+                verdict=evaluate_rule(p, runs, registry=reg, lock=e, seed=seed),
             )
+        )
+    if amendments:
+        main.notes.append(
+            f"{len(amendments)} lock(s) came after the runs' lock (seq {lead.seq}, stage "
+            f"{lead.stage}); they are amendments, reported apart, and cannot change this verdict"
+        )
     return VerdictReport(
         verdict=main,
-        original=original,
+        governing_basis=gov.basis,
+        amendments=amendments,
         exploratory=exploratory(plan, runs, registry=reg, seed=seed),
         chronology=[_ref(e) for e in entries],
     )
@@ -339,7 +355,7 @@ def verdict_for_dir(run_dir: Path, *, registry: Registry | None = None) -> Verdi
     runs = load_runs([run_dir])
     if not runs:
         raise InputError(f"{run_dir}: no runs found (ledger dirs or *.run.json files)")
-    return verdict_for(entries, runs, registry=registry)
+    return verdict_for(entries, runs, registry=registry, where=str(chain))
 
 
 # ------------------------------------------------------------------------------- printing
@@ -385,11 +401,23 @@ def format_verdict(v: Verdict, *, title: str = "Verdict") -> list[str]:
     return lines
 
 
+def format_amendment(a: Amendment) -> list[str]:
+    """An amendment: its stage and reason first, then what its rule would give."""
+    head = [
+        f"Amendment seq {a.seq} at stage {a.stage} ({a.ts}) — not the verdict",
+        f"  reason: {a.reason or '(none given)'}",
+    ]
+    if not a.rule_changed:
+        return [*head, "  the rule and aggregation are unchanged: it would give the same outcome"]
+    body = format_verdict(a.verdict, title="  Under the amended rule it would read")
+    return head + body
+
+
 def format_report(rep: VerdictReport) -> str:
     lines = format_verdict(rep.verdict)
-    if rep.original is not None:
+    for a in rep.amendments:
         lines.append("")
-        lines.extend(format_verdict(rep.original, title="Under the before-runs rule"))
+        lines.extend(format_amendment(a))
     lines += ["", "Chronology:"]
     for e in rep.chronology:
         lines.append(f"  seq {e.seq}  {e.ts}  {e.stage:<26} {e.hash[:12]}")

@@ -43,7 +43,12 @@ def _register_prereg(sub: argparse._SubParsersAction) -> None:
     lk.set_defaults(handler=_prereg_lock)
     for name, fn, helptext in (
         ("show", _prereg_show, "print the chronology of locks"),
-        ("verify", _prereg_verify, "check the hash chain; exit 1 naming the first bad seq"),
+        (
+            "verify",
+            _prereg_verify,
+            "check the hash chain and that the runs beside it agree with it; exit 1 naming "
+            "the first problem",
+        ),
     ):
         sp = psub.add_parser(name, help=helptext)
         sp.add_argument(
@@ -55,6 +60,14 @@ def _register_prereg(sub: argparse._SubParsersAction) -> None:
             help="prereg.jsonl or the directory holding it (default: .)",
         )
         sp.add_argument("--json", action="store_true", help="machine-readable output")
+        if name == "verify":
+            sp.add_argument(
+                "--runs",
+                type=Path,
+                default=None,
+                metavar="DIR",
+                help="where the runs are (default: the chain's directory)",
+            )
         if name == "show":
             sp.add_argument("--plan", type=int, metavar="SEQ", help="print that entry's plan text")
             sp.add_argument(
@@ -116,6 +129,14 @@ def _register_metrics(sub: argparse._SubParsersAction) -> None:
         metavar="SET.json",
         help="a similarity reference set (repeatable): ceiling, control, near/far floors",
     )
+    m.add_argument(
+        "--pool",
+        action="append",
+        default=[],
+        metavar="CFG,CFG",
+        help="also give r (dependency checks vs voluntary actions) over these configurations' "
+        "sessions pooled, e.g. --pool C+cur,C-cur (the report's 24-session figure); repeatable",
+    )
     m.add_argument("--json", action="store_true")
     m.set_defaults(handler=_metrics)
 
@@ -167,19 +188,21 @@ def _prereg_show(args: argparse.Namespace) -> int:
 
 
 def _prereg_verify(args: argparse.Namespace) -> int:
-    from curiosity_tui.analysis.prereg import verify_chain
+    from curiosity_tui.analysis.chronology import verify_chain_and_runs
 
     chain = _chain_arg(args.chain)
     if not chain.is_file():
         raise InputError(f"{chain}: no such prereg chain")
-    rep = verify_chain(chain)
+    rep = verify_chain_and_runs(chain, runs_dir=args.runs)
     if args.json:
         print(rep.model_dump_json(indent=1))
     elif rep.ok:
-        print(f"{chain}: ok, {rep.entries} entries")
+        print(f"{chain}: ok, {rep.entries} entries; {rep.runs_checked} run(s) agree with it")
     else:
         where = f"seq {rep.first_bad_seq}: " if rep.first_bad_seq is not None else ""
         print(f"{chain}: BROKEN: {where}{rep.problem}")
+        for p in rep.chronology_problems:
+            print(f"  chronology: {p}")
     return 0 if rep.ok else 1
 
 
@@ -258,6 +281,7 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _metrics(args: argparse.Namespace) -> int:
+    from curiosity_tui.analysis.correlation import parse_pool
     from curiosity_tui.analysis.registry import default_registry
     from curiosity_tui.analysis.rundata import load_runs
     from curiosity_tui.analysis.similarity import load_reference_set
@@ -284,5 +308,7 @@ def _metrics(args: argparse.Namespace) -> int:
     if not runs:
         raise InputError("metrics: no runs found (ledger dirs or *.run.json files)")
     refs = [(str(p), load_reference_set(p)) for p in args.reference]
-    print(metrics_json(runs, reg, refs) if args.json else format_tables(runs, reg, refs))
+    pools = [parse_pool(p) for p in args.pool]
+    fn = metrics_json if args.json else format_tables
+    print(fn(runs, reg, refs, pools))
     return 0

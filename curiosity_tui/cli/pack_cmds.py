@@ -9,8 +9,13 @@ import getpass
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from curiosity_tui.errors import InputError
+
+if TYPE_CHECKING:
+    from curiosity_tui.packs.build import BuildResult
+    from curiosity_tui.packs.leakcheck import LeakReport
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -42,6 +47,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     b.add_argument(
         "--controls", type=int, default=1, help="control items per kind (schemes with controls)"
+    )
+    b.add_argument(
+        "--control-runs",
+        nargs="+",
+        default=[],
+        metavar="RUN_DIR_OR_LEDGER",
+        help="runs kept out of the pack, used only to build control items",
+    )
+    b.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse (and remove) the pack if the leak check finds a leak at p < 0.05 "
+        "beyond the report's recorded family leak",
+    )
+    b.add_argument(
+        "--leak-permutations",
+        type=int,
+        default=99,
+        metavar="N",
+        help="label permutations of the leak check run after the build (default 99)",
     )
     b.add_argument("--json", action="store_true")
     b.set_defaults(handler=_build)
@@ -105,7 +130,10 @@ def _build(args: argparse.Namespace) -> int:
     raters = [x.strip() for x in args.raters.split(",") if x.strip()]
     if args.min_raters < 1:
         raise InputError("--min-raters must be at least 1")
+    if args.leak_permutations < 1:
+        raise InputError("--leak-permutations must be at least 1")
     materials = [material_from_ledger(p) for p in collect_ledgers(args.runs)]
+    held_out = [material_from_ledger(p) for p in collect_ledgers(args.control_runs)]
     res = build_pack(
         materials,
         scheme,
@@ -115,7 +143,9 @@ def _build(args: argparse.Namespace) -> int:
         expected_raters=raters,
         min_raters=args.min_raters,
         controls_per_kind=args.controls,
+        control_materials=held_out,
     )
+    leaks = _leakcheck_after_build(res, strict=args.strict, permutations=args.leak_permutations)
     summary = {
         "pack": str(res.packdir),
         "pack_id": res.manifest.pack_id,
@@ -127,6 +157,7 @@ def _build(args: argparse.Namespace) -> int:
         "configurations": res.configs,
         "scheme": scheme.id,
         "notes": res.notes,
+        "leakcheck": leaks.model_dump(mode="json"),
     }
     if args.json:
         _print_json(summary)
@@ -143,7 +174,30 @@ def _build(args: argparse.Namespace) -> int:
     )
     for n in res.notes:
         print(f"note: {n}")
+    print(format_leaks(leaks, brief=True))
     return 0
+
+
+def _leakcheck_after_build(res: BuildResult, *, strict: bool, permutations: int) -> LeakReport:
+    """Run the leak check on the new pack; under ``strict`` a leak removes the pack and its
+    key (both were created by this build) and fails with one line."""
+    import shutil
+
+    from curiosity_tui.packs.leakcheck import leakcheck
+    from curiosity_tui.packs.pack import PackError
+
+    rep = leakcheck(res.packdir, key_path=res.key_path, permutations=permutations)
+    bad = rep.refusing()
+    if strict and bad:
+        shutil.rmtree(res.packdir)
+        res.key_path.unlink(missing_ok=True)
+        first = bad[0]
+        raise PackError(
+            f"{res.packdir}: refused under --strict and removed: the leak check separates "
+            f"{first.task} ({first.accuracy:.2f} accuracy against {first.chance:.2f} chance, "
+            f"p = {first.p_value:.3f}); {len(bad)} leaking task(s)"
+        )
+    return rep
 
 
 def _leakcheck(args: argparse.Namespace) -> int:
@@ -153,17 +207,37 @@ def _leakcheck(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(rep)
         return 0
-    print(f"leak check of pack {rep.pack_id}: {rep.classifier}")
+    print(format_leaks(rep))
+    return 0
+
+
+def format_leaks(rep: LeakReport, *, brief: bool = False) -> str:
+    """The leak report as text; ``brief``: one line per testable task (for ``pack build``)."""
+    if brief:
+        lines = [f"leak check ({rep.lexical}; format counts):"]
+        for t in rep.tasks:
+            if t.accuracy is not None:
+                mark = "LEAK" if t.leaks else "ok  "
+                lines.append(
+                    f"  {mark} {t.task}: accuracy {t.accuracy:.2f} vs chance {t.chance:.2f}, "
+                    f"p = {t.p_value:.3f}{' (residual, recorded)' if t.residual else ''}"
+                )
+        untestable = sum(1 for t in rep.tasks if t.accuracy is None)
+        if untestable:
+            lines.append(f"  {untestable} task(s) not testable (a class with fewer than 2 items)")
+        return "\n".join(lines)
+    lines = [f"leak check of pack {rep.pack_id}: {rep.classifier}; lexical: {rep.lexical}"]
     for t in rep.tasks:
         classes = ", ".join(f"{k} {v}" for k, v in t.classes.items())
-        print(f"\n{t.task}: {t.description}\n  items: {t.n_items} ({classes})")
+        lines.append(f"\n{t.task}: {t.description}\n  items: {t.n_items} ({classes})")
         if t.accuracy is not None:
-            print(
+            top = f"; strongest features: {', '.join(t.top_features)}" if t.top_features else ""
+            lines.append(
                 f"  accuracy {t.accuracy:.2f} vs chance {t.chance:.2f}, p = {t.p_value:.3f}, "
-                f"{t.folds}-fold; strongest features: {', '.join(t.top_features)}"
+                f"{t.folds}-fold{top}"
             )
-        print(f"  {t.verdict}")
-    return 0
+        lines.append(f"  {t.verdict}")
+    return "\n".join(lines)
 
 
 def _rate(args: argparse.Namespace) -> int:

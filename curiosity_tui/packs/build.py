@@ -8,9 +8,16 @@ delivered text, with field labels stripped. The no-store arms (A, B) get an empt
 2, so every item has the same layout. Items are shuffled under opaque ids; the key (item →
 run, configuration) goes to a separate file whose sha256 is recorded in the manifest.
 
+Blind by construction (:mod:`curiosity_tui.packs.uniform`): sections 1 and 3 of every arm
+are laid out the same way (questions, facts, notes; the protocol arm's answer and status
+prose become notes), and node ids anywhere in an item are rewritten to the item's own
+random labels, which section 2 shows beside each question.
+
 Under ``pilot-02`` the builder adds control items (plain repetition, repetition with added
-unsupported detail, a genuine resolution) built from store-bearing items and flagged only
-in the key.
+unsupported detail, a genuine resolution), flagged only in the key. They are built from
+runs kept out of the pack when given (``control_materials``); otherwise from pack items,
+with their sections rebuilt so that no control section repeats any item's section
+(:mod:`curiosity_tui.packs.controls`).
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ from curiosity_tui.packs.pack import (
 )
 from curiosity_tui.packs.rating import validate_rater_name
 from curiosity_tui.packs.schemes import Scheme, scheme_sha256
+from curiosity_tui.packs.uniform import relabel, uniform_text
 
 __all__ = [
     "CONFIGS",
@@ -155,13 +163,15 @@ def neutral_input(nodes: Mapping[str, Mapping[str, Any]], session: int) -> str:
 
     Open nodes in the S2 queue order (``curiosity_tui.ledger.queue.queue``); for each, its
     question (``- ``, as questions are marked in delivered text) and up to the last five
-    facts (indented ``* ``, as facts are marked). Nothing else: no id, status, pulse, parent,
+    facts (indented ``* ``, as facts are marked), after the node's id in parentheses, which
+    the builder rewrites to the item's opaque label. Nothing else: no status, pulse, parent,
     queue position, return condition, check mark or preserved count."""
     from curiosity_tui.ledger.queue import queue
 
     blocks: list[str] = []
     for node in queue(list(nodes.values()), session):
-        lines = [f"- {_one_block(str(node['text']))}"]
+        label = f"({node['id']}) " if node.get("id") else ""  # relabelled per item at build
+        lines = [f"- {label}{_one_block(str(node['text']))}"]
         for fact in list(node.get("facts") or [])[-RENDER_FACTS:]:
             lines.append(f"    * {_one_block(str(fact['text']), '      ')}")
         blocks.append("\n".join(lines))
@@ -283,8 +293,10 @@ def build_pack(
     expected_raters: Sequence[str] = (),
     min_raters: int = 2,
     controls_per_kind: int = 1,
+    control_materials: Sequence[RunMaterial] = (),
 ) -> BuildResult:
-    """Write a pack to ``out`` (must not exist or be empty) and its key beside it."""
+    """Write a pack to ``out`` (must not exist or be empty) and its key beside it.
+    ``control_materials``: runs kept out of the pack, used only as the controls' bases."""
     packdir = Path(out)
     key_path = _check_destination(packdir, materials, expected_raters, key_out)
     if seed is None:
@@ -293,6 +305,7 @@ def build_pack(
     taken: set[str] = set()
     notes: list[str] = []
     staged = _stage_runs(materials, rng, taken)
+    held_out = _stage_runs(control_materials, rng, set())
     n_controls = add_controls(
         staged,
         [m.sources for m in materials],
@@ -301,6 +314,7 @@ def build_pack(
         lambda: _new_id(rng, taken),
         controls_per_kind,
         notes,
+        held_out=list(zip(held_out, [m.sources for m in control_materials], strict=True)),
     )
     rng.shuffle(staged)
     key_bytes, ib, manifest = _seal(staged, scheme, seed, key_path, expected_raters, min_raters)
@@ -352,11 +366,14 @@ def _stage_runs(
     for mat in materials:
         if mat.config not in CONFIGS:
             raise PackError(f"{mat.ledger}: unknown configuration {mat.config!r}")
-        sections = [
-            mat.first_output,
-            "" if mat.config in NO_STORE_CONFIGS else mat.later_input,
-            mat.later_output,
-        ]
+        sections = relabel(
+            [
+                uniform_text(mat.first_output),
+                "" if mat.config in NO_STORE_CONFIGS else mat.later_input,
+                uniform_text(mat.later_output),
+            ],
+            rng,
+        )
         iid = _new_id(rng, taken)
         staged.append(
             (

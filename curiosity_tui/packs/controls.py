@@ -1,6 +1,13 @@
 """Control items for a blind pack (``pilot-02``): plain repetition, repetition with added
-unsupported detail, and a genuine resolution, each built from a store-bearing item so that
-it looks like a real one. Only the key says an item is a control."""
+unsupported detail, and a genuine resolution, each built from a store-bearing run so that
+it looks like a real one. Only the key says an item is a control.
+
+A control never repeats a pack item's text. Its base is a run kept out of the pack when
+the builder is given such runs (``held_out``); otherwise a pack item. Either way all three
+sections are constructed (so two controls from one base differ too): section 2 is a sample of the base's input blocks in a new order,
+section 1 a few of those blocks restated as delivered text (what session 1 raised is in
+the store by session 5), section 3 made as below; every label is drawn afresh. A control whose section still equals a section of any item is not added (a note
+says so). How each control was made is recorded in the key only."""
 
 from __future__ import annotations
 
@@ -10,6 +17,7 @@ from collections.abc import Callable, Sequence
 
 from curiosity_tui.packs.pack import KeyEntry, PackItem
 from curiosity_tui.packs.schemes import ControlSpec, Scheme
+from curiosity_tui.packs.uniform import LABEL_RE, relabel, uniform_text
 
 __all__ = ["add_controls", "input_blocks"]
 
@@ -23,6 +31,7 @@ _DETAIL_TEMPLATES = (
     "Specifically, {a} of {b} known cases ({p}%) fit this description, most of them after {y1}.",
 )
 _SENT_RE = re.compile(r"(?<=[.!?])\s+")
+_LEAD_LABEL_RE = re.compile(r"^\((?:n|q)[0-9]+\)\s*")
 
 
 def input_blocks(section2: str) -> list[str]:
@@ -38,7 +47,7 @@ def _restate(block: str) -> str:
         if not text:
             continue
         if ln.startswith("- "):
-            out.append(f"- {text[2:].strip()}")
+            out.append(f"- {_LEAD_LABEL_RE.sub('', text[2:].strip())}")
         elif text.startswith("* "):
             out.append(f"* {text[2:].strip()}")
         elif out:  # continuation of a multi-line entry
@@ -106,33 +115,35 @@ def add_controls(
     new_id: Callable[[], str],
     per_kind: int,
     notes: list[str],
+    *,
+    held_out: Sequence[tuple[Staged, Sequence[tuple[str, str]]]] = (),
 ) -> int:
     """Append ``per_kind`` controls of each of the scheme's kinds to ``staged`` (whose first
     entries are the runs, ``sources[i]`` the sources of run ``i``); return how many were
-    built. What could not be built is said in ``notes``."""
+    built. Bases come from ``held_out`` (runs kept out of the pack) when given. What could
+    not be built is said in ``notes``."""
     if not scheme.controls or per_kind <= 0:
         return 0
-    bases = [
-        (it, ent, src)
-        for (it, ent), src in zip(staged, sources, strict=True)
-        if input_blocks(it.sections[1])
-    ]
+    from_pack = not held_out
+    pairs = list(zip(staged, sources, strict=True)) if from_pack else list(held_out)
+    bases = [(it, ent, src) for (it, ent), src in pairs if input_blocks(it.sections[1])]
     if not bases:
         notes.append("no store-bearing run has a non-empty input section; no control items built")
+    items = [it for it, _ in staged]
     n_controls = 0
     for spec in scheme.controls:
         for _ in range(per_kind):
             if not bases:
                 break
-            base_item, base_ent, src = rng.choice(bases)
-            s3 = _control_section(spec, base_item, src, rng)
-            if s3 is None:
-                notes.append(f"could not build a {spec.kind} control from {base_ent.run}")
+            built = _attempts(spec, bases, items, rng, rebuild=True)  # controls differ too
+            if isinstance(built, str):
+                notes.append(built)
                 continue
+            sections, (base_item, base_ent, _src) = built
             iid = new_id()
             staged.append(
                 (
-                    PackItem(id=iid, sections=[base_item.sections[0], base_item.sections[1], s3]),
+                    PackItem(id=iid, sections=sections),
                     KeyEntry(
                         item=iid,
                         kind="control",
@@ -140,12 +151,75 @@ def add_controls(
                         ledger=base_ent.ledger,
                         config=base_ent.config,
                         control=spec.kind,
-                        base_item=base_item.id,
+                        base_item=base_item.id if from_pack else None,
                     ),
                 )
             )
+            items.append(staged[-1][0])
             n_controls += 1
     return n_controls
+
+
+_Base = tuple[PackItem, KeyEntry, Sequence[tuple[str, str]]]
+
+
+def _attempts(
+    spec: ControlSpec,
+    bases: Sequence[_Base],
+    items: Sequence[PackItem],
+    rng: random.Random,
+    *,
+    rebuild: bool,
+    tries: int = 12,
+) -> tuple[list[str], _Base] | str:
+    """Sections for one control and its base, trying other bases and samples before giving
+    up; on failure the note saying why."""
+    why = ""
+    for _ in range(tries):
+        base = rng.choice(bases)
+        sections = _control_sections(spec, base[0], base[2], rng, rebuild=rebuild)
+        if sections is None:
+            why = "nothing to build it from"
+        elif _shares_text(sections, items):
+            why = "every attempt would repeat a pack item's text"
+        else:
+            return sections, base
+    return f"no {spec.kind} control built: {why}"
+
+
+def _shares_text(sections: list[str], items: Sequence[PackItem]) -> bool:
+    """Whether any non-empty section equals any section of any item (whitespace aside)."""
+    norm = {" ".join(s.split()) for it in items for s in it.sections if s.strip()}
+    return any(" ".join(s.split()) in norm for s in sections if s.strip())
+
+
+def _control_sections(
+    spec: ControlSpec,
+    base: PackItem,
+    sources: Sequence[tuple[str, str]],
+    rng: random.Random,
+    *,
+    rebuild: bool,
+) -> list[str] | None:
+    """All three sections of one control with fresh labels; ``rebuild``: sections 1 and 2
+    rebuilt from the base (a pack item) so that neither repeats it."""
+    s1, s2 = base.sections[0], base.sections[1]
+    if rebuild:
+        blocks = input_blocks(s2)
+        n = len(blocks)
+        keep = rng.sample(blocks, rng.randint(max(1, n - max(1, n // 4)), n))  # a new order
+        s2 = "\n\n".join(keep)
+        # session 1 raised questions that are in the store by session 5: restate a few
+        first = rng.sample(blocks, min(3, len(blocks)))
+        s1 = uniform_text("\n".join(_restate(b) for b in first))
+        said = _statements(base.sections[0])
+        if spec.kind == "resolution" and not _statements(s1) and said:
+            s1 = uniform_text(f"{s1}\n> {rng.choice(said)}")  # a statement to settle it by
+    s3 = _control_section(spec, PackItem(id=base.id, sections=[s1, s2, base.sections[2]]),
+                          sources, rng)  # fmt: skip
+    if s3 is None:
+        return None
+    return relabel([s1, s2, s3], rng, LABEL_RE)
 
 
 def _control_section(

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.errors import InputError
-from curiosity_tui.packs.schemes import Scheme
+from curiosity_tui.packs.schemes import Scheme, scheme_sha256
 from curiosity_tui.textfiles import utf8_lines
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "PackManifest",
     "RATINGS_DIR",
     "atomic_write_bytes",
+    "check_manifest",
     "default_key_path",
     "sha256_bytes",
 ]
@@ -118,6 +119,45 @@ def items_bytes(items: list[PackItem]) -> bytes:
     )
 
 
+def _built_record(packdir: Path) -> dict[str, object] | None:
+    """The ``pack_built`` entry's data (the log's first line), read without the log's own
+    chain check (``unblind`` does that): what the builder recorded the hashes to be."""
+    log = packdir / LOG_FILE
+    try:
+        with log.open(encoding="utf-8", errors="replace") as fh:
+            first = json.loads(fh.readline())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(first, dict) or first.get("kind") != "pack_built":
+        return None
+    data = first.get("data")
+    return data if isinstance(data, dict) else None
+
+
+def check_manifest(packdir: Path, manifest: PackManifest) -> None:
+    """Refuse a manifest whose embedded scheme is not the one it names by hash, or whose
+    hashes differ from those the builder logged: an edited instruction, a swapped scheme or
+    a manifest rewritten after the build. Called on every :meth:`Pack.open`."""
+    mpath = Path(packdir) / MANIFEST_FILE
+    actual = scheme_sha256(manifest.scheme)
+    if actual != manifest.scheme_sha256:
+        raise PackError(
+            f"{mpath}: the embedded scheme {manifest.scheme.id!r} does not match its "
+            f"scheme_sha256 (recorded {manifest.scheme_sha256[:12]}…, found {actual[:12]}…): "
+            "the rating instructions were changed after the pack was built"
+        )
+    built = _built_record(Path(packdir))
+    if built is None:
+        return
+    for field in ("scheme_sha256", "items_sha256", "key_sha256"):
+        logged = built.get(field)
+        if isinstance(logged, str) and logged != getattr(manifest, field):
+            raise PackError(
+                f"{mpath}: {field} differs from the one logged when the pack was built "
+                f"({Path(packdir) / LOG_FILE}:1): the manifest was rewritten after the build"
+            )
+
+
 class Pack:
     """A pack as a rater's tools see it: manifest and items. Never touches the key."""
 
@@ -163,6 +203,7 @@ class Pack:
             first = err.errors()[0]
             loc = ".".join(str(x) for x in first["loc"])
             raise PackError(f"{mpath}: invalid manifest at {loc}: {first['msg']}") from err
+        check_manifest(p, manifest)
         raw = ipath.read_bytes()
         if sha256_bytes(raw) != manifest.items_sha256:
             raise PackError(

@@ -37,12 +37,15 @@ __all__ = [
     "normalise_ws",
     "quote_length_problem",
     "ratings_path",
+    "read_rater_file",
     "read_ratings",
+    "refuse_copied_records",
     "validate_answers",
     "validate_rater_name",
 ]
 
-_RATER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+#: \A…\Z, not ^…$: "$" also matches before a trailing newline, and "alice\n" is not "alice"
+_RATER_RE = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 _WS_RE = re.compile(r"\s+")
 
 
@@ -193,21 +196,70 @@ def _validate_one(q: Question, item: PackItem, ans: QuestionAnswer) -> QuestionA
     return QuestionAnswer(category=ans.category, grounds=grounds, quotes=quotes)
 
 
-def read_ratings(path: Path) -> list[RatingRecord]:
-    """All records in one rater's file, in order. A damaged line is an error naming it."""
+def _numbered(path: Path) -> list[tuple[int, RatingRecord]]:
+    """(line number, record) for every record in one rater's file. A damaged line, or a file
+    that is not UTF-8, is an error naming it."""
     if not path.exists():
         return []
-    out: list[RatingRecord] = []
+    out: list[tuple[int, RatingRecord]] = []
     for lineno, line in utf8_lines(path, RatingError):
         if not line.strip():
             continue
         try:
-            out.append(RatingRecord.model_validate_json(line))
+            out.append((lineno, RatingRecord.model_validate_json(line)))
         except ValidationError as err:
             raise RatingError(
                 f"{path}:{lineno}: damaged rating record: {err.errors()[0]['msg']}"
             ) from err
     return out
+
+
+def read_ratings(path: Path) -> list[RatingRecord]:
+    """All records in one rater's file, in order. A damaged line is an error naming it."""
+    return [rec for _, rec in _numbered(path)]
+
+
+def read_rater_file(path: Path, rater: str, pack_id: str | None = None) -> list[RatingRecord]:
+    """One rater's records, refused with the file and line when a record names another
+    rater or pack, or repeats an (item, revision) already in the file: a copied or
+    concatenated file cannot pass for this rater's own."""
+    seen: dict[tuple[str, int], int] = {}
+    out: list[RatingRecord] = []
+    for lineno, rec in _numbered(path):
+        if rec.rater != rater:
+            raise RatingError(
+                f"{path}:{lineno}: the record names rater {rec.rater!r}, but this is "
+                f"{rater!r}'s file: a copy of another rater's ratings is not a rater"
+            )
+        if pack_id is not None and rec.pack_id != pack_id:
+            raise RatingError(
+                f"{path}:{lineno}: the record is for pack {rec.pack_id!r}, not {pack_id!r}"
+            )
+        key = (rec.item, rec.revision)
+        if key in seen:
+            raise RatingError(
+                f"{path}:{lineno}: duplicate record: item {rec.item} revision {rec.revision} "
+                f"is already on line {seen[key]}"
+            )
+        seen[key] = lineno
+        out.append(rec)
+    return out
+
+
+def refuse_copied_records(files: Mapping[str, tuple[Path, list[RatingRecord]]]) -> None:
+    """Refuse when two raters' files hold the same record (item, time and answers): one
+    rater's work saved under two names. ``files``: rater -> (path, records in file order)."""
+    first: dict[str, tuple[str, Path, int]] = {}
+    for rater, (path, records) in sorted(files.items()):
+        for n, rec in enumerate(records, start=1):
+            body = rec.model_dump_json(include={"item", "ts", "answers"})
+            if body in first and first[body][0] != rater:
+                other, opath, on = first[body]
+                raise RatingError(
+                    f"{path}: record {n} (item {rec.item}) is the same record as {opath} "
+                    f"record {on} (rater {other!r}): one rater's ratings under two names"
+                )
+            first.setdefault(body, (rater, path, n))
 
 
 def latest_by_item(records: Iterable[RatingRecord]) -> dict[str, RatingRecord]:
@@ -240,13 +292,9 @@ class RatingSession:
         self.pack = Pack.open(packdir)
         self.path = ratings_path(self.pack.path, self.rater)
         self.clock = clock
-        self.records: list[RatingRecord] = read_ratings(self.path)
-        for rec in self.records:
-            if rec.rater != self.rater or rec.pack_id != self.pack.manifest.pack_id:
-                raise RatingError(
-                    f"{self.path}: holds a record for rater {rec.rater!r} / pack {rec.pack_id!r}, "
-                    f"not {self.rater!r} / {self.pack.manifest.pack_id!r}"
-                )
+        self.records: list[RatingRecord] = read_rater_file(
+            self.path, self.rater, self.pack.manifest.pack_id
+        )
 
     # -- reading ---------------------------------------------------------------
     @property
@@ -297,7 +345,8 @@ class RatingSession:
 
     def _append(self, item_id: str, clean: dict[str, QuestionAnswer]) -> RatingRecord:
         with _locked(self.path):
-            on_disk = read_ratings(self.path)  # another window of the same rater may have saved
+            # another window of the same rater may have saved
+            on_disk = read_rater_file(self.path, self.rater, self.pack.manifest.pack_id)
             revision = sum(1 for r in on_disk if r.item == item_id)
             rec = RatingRecord(
                 pack_id=self.pack.manifest.pack_id,

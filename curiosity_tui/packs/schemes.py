@@ -30,7 +30,7 @@ __all__ = [
 
 BUILTIN_SCHEMES = ("pilot-01", "pilot-02")
 
-_KEY_RE = re.compile(r"^[a-z0-9]$")
+_KEY_RE = re.compile(r"\A[a-z0-9]\Z")  # \Z: "a\n" is not a key
 
 ControlKind = Literal["repetition", "unsupported-detail", "resolution"]
 

@@ -33,7 +33,8 @@ from curiosity_tui.packs.rating import (
     RatingError,
     latest_by_item,
     ratings_path,
-    read_ratings,
+    read_rater_file,
+    refuse_copied_records,
     validate_rater_name,
 )
 from curiosity_tui.packs.schemes import Question
@@ -137,18 +138,23 @@ class Completeness(BaseModel):
 
 
 def all_ratings(pack: Pack) -> dict[str, list[Any]]:
-    """Every rater's records (coordinator's view; the rating app never calls this)."""
+    """Every rater's records (coordinator's view; the rating app never calls this). A file
+    whose records name another rater, repeat a record, or copy another rater's records is
+    refused with the file and line (rating.py)."""
     out: dict[str, list[Any]] = {}
     rdir = pack.ratings_dir
     if not rdir.is_dir():
         return out
+    files: dict[str, tuple[Path, list[Any]]] = {}
     for f in sorted(rdir.glob("*.jsonl")):
         name = f.stem
         try:
             validate_rater_name(name)
         except InputError:
             continue
-        out[name] = read_ratings(f)
+        out[name] = read_rater_file(f, name, pack.manifest.pack_id)
+        files[name] = (f, out[name])
+    refuse_copied_records(files)
     return out
 
 

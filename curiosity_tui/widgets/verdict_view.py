@@ -58,7 +58,8 @@ INTERVAL_NOTE = (
 
 
 def verdict_widgets(data: AnalysisData) -> list[Widget]:
-    """The verdict (and the before-runs one, if the rule changed), chronology, exploratory."""
+    """The verdict (the rule the runs were created under), each later amendment apart (its
+    stage and reason, never the verdict), chronology, exploratory."""
     rep = data.verdict
     if rep is None:
         head = Text("Verdict: none — ", style="bold yellow", end="")
@@ -68,13 +69,16 @@ def verdict_widgets(data: AnalysisData) -> list[Widget]:
             Static(Text(NO_RULE_NOTE, style="dim"), classes="an-note"),
         ]
     widgets = verdict_block(rep.verdict, "Verdict", "verdict-headline", "verdict-clauses")
-    if rep.original is not None:
-        widgets += verdict_block(
-            rep.original,
-            "Under the before-runs rule",
-            "verdict-original",
-            "verdict-original-clauses",
-        )
+    for a in rep.amendments:
+        title = f"Amendment seq {a.seq} at stage {a.stage} (not the verdict)"
+        reason = f"reason: {a.reason or '(none given)'}"
+        if a.rule_changed:
+            widgets += verdict_block(
+                a.verdict, title, f"verdict-amendment-{a.seq}", f"verdict-amendment-{a.seq}-clauses"
+            )
+        else:
+            widgets.append(Static(lit(f"{title}: rule unchanged"), classes="an-note"))
+        widgets.append(Static(lit(reason, "italic"), classes="an-note"))
     widgets.append(Static(Text("Chronology (prereg chain)"), classes="an-title"))
     widgets.append(_chronology(rep))
     widgets.append(
