@@ -45,8 +45,10 @@ def _changes(k: int, n: int) -> tuple[dict[str, dict], dict, list[dict]]:
     ids = [1 + (k * 37 + j * 101) % n for j in range(12)]
     nodes = {f"q{i}": _node(i, k) for i in ids}
     session = {"session": k, "inputs": {"rendering": "r" * 2000}, "outputs": {"x": "o" * 2000}}
-    snaps = [{"session": k, "stage": s, "seq": k * 50 + j, "changed": nodes} for j, s in
-             enumerate(("session", "decay"))]
+    snaps = [
+        {"session": k, "stage": s, "seq": k * 50 + j, "changed": nodes}
+        for j, s in enumerate(("session", "decay"))
+    ]
     return nodes, session, snaps
 
 
@@ -117,8 +119,9 @@ def bench_sqlite(root: Path, n: int, commits: int, sync: str) -> tuple[list[floa
         before = wal.stat().st_size if wal.exists() else 0
         t0 = time.perf_counter()
         db.execute("BEGIN")
-        db.executemany("INSERT OR REPLACE INTO nodes VALUES (?, ?)",
-                       ((i, dumps(v)) for i, v in ch.items()))
+        db.executemany(
+            "INSERT OR REPLACE INTO nodes VALUES (?, ?)", ((i, dumps(v)) for i, v in ch.items())
+        )
         db.execute("INSERT INTO sessions VALUES (?, ?)", (k, dumps(sess)))
         db.executemany("INSERT INTO snaps VALUES (?, ?)", ((r["seq"], dumps(r)) for r in sn))
         db.execute("INSERT OR REPLACE INTO meta VALUES ('head', ?)", (str(k),))
@@ -135,8 +138,10 @@ def main() -> int:
     ap.add_argument("--nodes", type=int, default=10_000)
     ap.add_argument("--commits", type=int, default=21)
     args = ap.parse_args()
-    print(f"one commit at {args.nodes} nodes, {args.commits} commits each (shared machine: "
-          f"load {os.getloadavg()[0]:.1f})")
+    print(
+        f"one commit at {args.nodes} nodes, {args.commits} commits each (shared machine: "
+        f"load {os.getloadavg()[0]:.1f})"
+    )
     layouts = {
         "rewrite": bench_rewrite,
         "append+fsync": lambda r, n, c: bench_append(r, n, c, True),
@@ -147,8 +152,10 @@ def main() -> int:
     for name, fn in layouts.items():
         with tempfile.TemporaryDirectory() as tmp:
             times, size = fn(Path(tmp), args.nodes, args.commits)
-        print(f"  {name:<18} min {min(times) * 1000:6.1f} ms  median "
-              f"{statistics.median(times) * 1000:6.1f} ms  bytes/commit {size:>10,}")
+        print(
+            f"  {name:<18} min {min(times) * 1000:6.1f} ms  median "
+            f"{statistics.median(times) * 1000:6.1f} ms  bytes/commit {size:>10,}"
+        )
     return 0
 
 

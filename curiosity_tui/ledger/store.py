@@ -45,6 +45,8 @@ PROJECTION_DIR = "projection"
 LOCK_FILE = "writer.lock"
 FORMAT = 2
 TABLES = ("nodes", "sessions", "failed", "snapshots", "sources")
+#: superseded node versions allowed beyond the live ones before the node table is compacted
+COMPACT_SLACK = 1000
 _TRAILER = re.compile(rb"^#([0-9a-f]{64})\n", re.M)
 _ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
 
@@ -244,6 +246,17 @@ class ProjectionStore:
             raise ProjectionDamaged(f"{path}: does not end with the chain the head records")
         return chunks
 
+    def check_size(self, table: str) -> None:
+        """The cheap check a reader makes on open: the table's file holds what the head says."""
+        assert self.head is not None
+        path = self.rows_dir / self.head.files[table].name
+        try:
+            size = path.stat().st_size
+        except OSError as err:
+            raise ProjectionDamaged(f"{path}: unreadable ({err.strerror})") from None
+        if size < self.head.files[table].size:
+            raise ProjectionDamaged(f"{path}: shorter ({size} bytes) than recorded")
+
     def table_rows(self, table: str) -> list[dict[str, Any]]:
         """The rows of a table, checked (a damaged file raises ProjectionDamaged)."""
         assert self.head is not None
@@ -366,7 +379,7 @@ class ProjectionStore:
     def needs_compaction(self) -> bool:
         """Superseded node versions outnumber live nodes (plus slack): compact on this commit."""
         assert self.head is not None
-        return self.head.files["nodes"].rows > 2 * self.head.live_nodes + 1000
+        return self.head.files["nodes"].rows > 2 * self.head.live_nodes + COMPACT_SLACK
 
     def close(self) -> None:
         return None
