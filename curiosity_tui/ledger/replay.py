@@ -146,8 +146,11 @@ def replay(
         events += 1
         _fold_checked(jpath, st, ev)
         kind = ev["kind"]
-        ids = [i for i in touched(kind, ev["node"], ev["data"]) if i in st.nodes]
-        dirty.update(ids)
+        node = ev["node"]
+        if kind in _MULTI:
+            dirty.update(i for i in touched(kind, node, ev["data"]) if i in st.nodes)
+        elif node is not None and node in st.nodes:
+            dirty.add(node)
         if kind == "snapshot_written" and check_snapshots:
             changed = snapshot_texts(st.nodes, dirty, index, encoder)
             digest = index.digest()
@@ -178,6 +181,10 @@ def replay(
         committed_bytes=stream.committed_bytes if done else 0,
         hashes=index,
     )
+
+
+#: kinds that change nodes other than their own (see ``touched``)
+_MULTI = frozenset({"nodes_merged", "decay_applied"})
 
 
 def _fold_checked(jpath: Path, st: FoldState, ev: dict[str, Any]) -> None:
