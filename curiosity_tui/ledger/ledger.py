@@ -219,7 +219,7 @@ class Ledger:
     def _from_replay(self, store: ProjectionStore, problem: str, legacy: bool, offset: int) -> str:
         """Fold the journal (the source of truth); a writer rewrites the projection from it.
         A bad event raises here naming its seq, before anything is written."""
-        rebuild = replay(self.path, keep_snapshots=True)
+        rebuild = replay(self.path, keep_snapshots=True, until_seq=self._last_seq)
         self._lazy_nodes = False
         self._state = rebuild.state
         self._hindex = rebuild.hashes
