@@ -175,3 +175,30 @@ def test_sixty_bit_flips_in_the_projection(
             led.close()
         report = verify(path)
         assert report.ok and report.note == "", (what, report.summary())
+
+
+def test_projection_write_failure_keeps_the_committed_session(
+    tmp_path: Path, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Disk full after the journal's fsync: the session stays committed, the writer says so
+    and stops writing the projection, the next open rebuilds it; no temp file is left."""
+    led = build(tmp_path / "l", 2, clock=clock)
+
+    def full(*_: Any) -> int:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(st.os, "pwrite", full)
+    run_session(led, 3, focus="q1")
+    monkeypatch.undo()
+    assert led.last_session == 3 and "session 3 is committed" in (led.warning or "")
+    run_session(led, 4)  # the projection stays behind; the journal keeps every session
+    led.close()
+    leftovers = [p.name for p in (tmp_path / "l").rglob("*.tmp")]
+    assert leftovers == []
+    report = verify(tmp_path / "l")
+    assert report.ok and "behind" in report.summary(), report.summary()
+    rw = Ledger.open(tmp_path / "l", write=True)
+    assert rw.last_session == 4 and "projection rebuilt" in (rw.recovered or "")
+    rw.close()
+    report = verify(tmp_path / "l")
+    assert report.ok and report.note == "", report.summary()

@@ -171,6 +171,9 @@ class Ledger:
             else:
                 problem = f"{store.path}: does not match the journal at seq {head.last_seq}"
             head = store.head = None
+        elif head is not None and self.write and head.journal_offset != committed:
+            problem = f"{store.path}: its journal offset does not match the journal"
+            head = store.head = None
         self._last_seq, self._last_hash = last_seq, last_hash
         if head is not None:
             try:
