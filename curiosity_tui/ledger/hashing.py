@@ -4,7 +4,6 @@ the per-node hash index a snapshot digests, and the snapshot deltas. Pure functi
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any
 
 from curiosity_tui.ledger import journal as jr
@@ -145,12 +144,13 @@ def snapshot_texts(
 
 def snapshot_delta(
     nodes: dict[str, dict[str, Any]], dirty: set[str], index: HashIndex
-) -> dict[str, dict[str, Any]]:
-    """Hash the nodes changed since the last snapshot into ``index`` and return independent
-    copies of them (canonical JSON once per node: it gives the hash and, parsed, the copy)."""
-    changed: dict[str, dict[str, Any]] = {}
+) -> dict[str, str]:
+    """Hash the nodes changed since the last snapshot into ``index`` and return their
+    canonical JSON (encoded once: it gives the hash, the projection's node row and the
+    snapshot row; parse it for an independent copy)."""
+    changed: dict[str, str] = {}
     for nid in sorted(dirty, key=_num):
         text = jr.canonical(nodes[nid])
         index.set(nid, hashlib.sha256(text.encode("utf-8")).hexdigest())
-        changed[nid] = json.loads(text)
+        changed[nid] = text
     return changed

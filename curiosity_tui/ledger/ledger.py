@@ -15,6 +15,7 @@ Use::
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import time
 from collections.abc import Callable, Iterator
@@ -30,7 +31,14 @@ from curiosity_tui.ledger.hashing import HashIndex, node_hash, state_hash
 from curiosity_tui.ledger.journal import JOURNAL_FILE
 from curiosity_tui.ledger.models import Event, Node, RunMeta, SessionRecord, Source
 from curiosity_tui.ledger.render import render_session_input
-from curiosity_tui.ledger.replay import ReplayResult, VerifyReport, mentions, replay, verify
+from curiosity_tui.ledger.replay import (
+    ReplayResult,
+    VerifyReport,
+    mentions,
+    replay,
+    snapshot_line,
+    verify,
+)
 from curiosity_tui.ledger.store import (
     Head,
     LegacyLayout,
@@ -364,19 +372,32 @@ class Ledger:
         self._last_hash = b.prev
         self._journal_offset = offset
         self._hindex = b._hashes
+        texts: dict[str, str] = {}  # each node's text at the batch's last snapshot of it
+        snap_lines = []
+        for r in b.snapshots:
+            texts.update(r["changed_texts"])
+            snap_lines.append(
+                snapshot_line(
+                    r["session"], r["seq"], r["stage"], r["state_hash"], r["node_count"],
+                    r["changed_texts"],
+                )
+            )  # fmt: skip
         node_lines = []
         for nid in sorted(b.changed, key=lambda x: int(x[1:])):
-            text = jr.canonical(self._state.nodes[nid])
-            digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-            self._hindex.set(nid, digest)
+            text = texts.get(nid) if nid not in b._dirty_since_snapshot else None
+            digest = self._hindex.get(nid) if text is not None else None
+            if text is None or digest is None:
+                text = jr.canonical(self._state.nodes[nid])
+                digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+                self._hindex.set(nid, digest)
             node_lines.append(node_line(text, digest))
         self._dirty_since_snapshot = b._dirty_since_snapshot
         if self._snap_rows is not None:
-            self._snap_rows.extend(b.snapshots)
+            self._snap_rows.extend(json.loads(line) for line in snap_lines)
         if not self._projection_stale:
-            self._write_projection(b, node_lines)
+            self._write_projection(b, node_lines, snap_lines)
 
-    def _write_projection(self, b: Batch, node_lines: list[bytes]) -> None:
+    def _write_projection(self, b: Batch, node_lines: list[bytes], snap_lines: list[bytes]) -> None:
         """Append the batch's rows and replace the head. A failure here (disk full) leaves the
         committed batch in the journal and the projection behind: rebuilt on the next open."""
         store = self._store
@@ -387,7 +408,7 @@ class Ledger:
             "nodes": node_lines,
             "sessions": [row_line(r) for r in b.session_rows],
             "failed": [row_line(r) for r in b.failed_rows],
-            "snapshots": [row_line(r) for r in b.snapshots],
+            "snapshots": snap_lines,
             "sources": [row_line(r) for r in b.source_rows],
         }
         try:
