@@ -14,6 +14,7 @@ import pytest
 from ledger_builders import build, run_session
 
 from curiosity_tui.cli import main
+from curiosity_tui.errors import CorruptLedgerError
 from curiosity_tui.ledger import journal as jr
 from curiosity_tui.ledger import store as st
 from curiosity_tui.ledger.ledger import Ledger, replay, verify
@@ -202,3 +203,23 @@ def test_projection_write_failure_keeps_the_committed_session(
     rw.close()
     report = verify(tmp_path / "l")
     assert report.ok and report.note == "", report.summary()
+
+
+def test_checkpoint_holds_only_for_the_exact_commit_line(tmp_path: Path, clock: Any) -> None:
+    build(tmp_path / "l", 2, clock=clock).close()
+    jpath = tmp_path / "l" / "journal.jsonl"
+    head = st.read_head(tmp_path / "l")
+    assert head is not None
+    seq, digest, offset = head.last_seq, head.last_hash, head.journal_offset
+    assert offset == jpath.stat().st_size
+    assert jr.checkpoint_holds(jpath, seq, digest, offset)
+    assert not jr.checkpoint_holds(jpath, seq - 1, digest, offset)
+    assert not jr.checkpoint_holds(jpath, seq, jr.GENESIS, offset)
+    assert not jr.checkpoint_holds(jpath, seq, digest, offset - 1)
+    assert not jr.checkpoint_holds(jpath, seq, digest, offset + 10)
+    # the tail after a checkpoint is chain-checked from there on
+    tail = jr.chain_tail(jpath, start_seq=seq + 1, prev_hash=digest, offset=offset)
+    assert tail == (seq, digest, offset, 0)
+    earlier = json.loads(jpath.read_bytes().splitlines()[5])
+    with pytest.raises(CorruptLedgerError, match="seq"):  # a wrong start does not link
+        jr.chain_tail(jpath, start_seq=earlier["seq"], prev_hash=digest, offset=0)
