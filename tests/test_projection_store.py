@@ -223,3 +223,24 @@ def test_checkpoint_holds_only_for_the_exact_commit_line(tmp_path: Path, clock: 
     earlier = json.loads(jpath.read_bytes().splitlines()[5])
     with pytest.raises(CorruptLedgerError, match="seq"):  # a wrong start does not link
         jr.chain_tail(jpath, start_seq=earlier["seq"], prev_hash=digest, offset=0)
+
+
+def test_a_forged_head_never_names_a_file_outside_the_projection(
+    tmp_path: Path, clock: Any
+) -> None:
+    build(tmp_path / "l", 1, clock=clock).close()
+    outside = tmp_path / "outside.jsonl"
+    outside.write_bytes(b"keep me\n")
+    head = json.loads((tmp_path / "l" / "ledger.json").read_bytes())
+    head["files"]["nodes"]["name"] = "../../outside.jsonl"
+    body = {k: v for k, v in head.items() if k != "head_hash"}
+    head["head_hash"] = st.hashlib.sha256(st.canonical_bytes(body)).hexdigest()
+    (tmp_path / "l" / "ledger.json").write_bytes(st.canonical_bytes(head))
+    with pytest.raises(st.ProjectionDamaged, match="bad file name"):
+        st.read_head(tmp_path / "l")
+    led = Ledger.open(tmp_path / "l", write=True)
+    assert "projection rebuilt" in (led.recovered or "")
+    run_session(led, 2)
+    led.close()
+    assert outside.read_bytes() == b"keep me\n"
+    assert verify(tmp_path / "l").ok

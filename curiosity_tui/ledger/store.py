@@ -48,6 +48,7 @@ TABLES = ("nodes", "sessions", "failed", "snapshots", "sources")
 #: superseded node versions allowed beyond the live ones before the node table is compacted
 COMPACT_SLACK = 1000
 _TRAILER = re.compile(rb"^#([0-9a-f]{64})\n", re.M)
+_FILE_NAME = re.compile(r"[a-z]+\.[0-9]{1,9}\.jsonl")
 _ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
 
 
@@ -141,6 +142,11 @@ def read_head(directory: Path) -> Head | None:
         raise ProjectionDamaged(f"{path}: head hash does not match its content")
     if set(head.files) != set(TABLES):
         raise ProjectionDamaged(f"{path}: head names tables {sorted(head.files)}")
+    for table, tf in head.files.items():  # never a path outside projection/
+        if _FILE_NAME.fullmatch(tf.name) is None or not tf.name.startswith(f"{table}."):
+            raise ProjectionDamaged(f"{path}: bad file name {tf.name!r} for table {table}")
+        if tf.size < 0 or tf.rows < 0:
+            raise ProjectionDamaged(f"{path}: negative size for table {table}")
     return head
 
 
