@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ValidationError
+
 from curiosity_tui.errors import CorruptLedgerError, NotALedgerError
 from curiosity_tui.ledger import journal as jr
 from curiosity_tui.ledger.events import EVENT_KINDS, FoldState, fold_event, validate_data
@@ -144,9 +146,17 @@ def replay(
         if until_seq is not None and seq > until_seq:
             break
         events += 1
-        _fold_checked(jpath, st, ev)
         kind = ev["kind"]
         node = ev["node"]
+        spec = EVENT_KINDS.get(kind)
+        if spec is None or seq == 1 or (spec.needs_node and node is None):
+            _fold_checked(jpath, st, ev)  # the careful path: names what is wrong
+        else:
+            _validate_once(spec.schema, ev, seq)
+            try:
+                spec.fold(st, seq, ev["session"], node, ev["actor"], ev["data"])
+            except CorruptLedgerError as err:
+                raise CorruptLedgerError(f"{jpath}: {err}", seq=seq) from None
         if kind in _MULTI:
             dirty.update(i for i in touched(kind, node, ev["data"]) if i in st.nodes)
         elif node is not None and node in st.nodes:
@@ -181,6 +191,16 @@ def replay(
         committed_bytes=stream.committed_bytes if done else 0,
         hashes=index,
     )
+
+
+def _validate_once(schema: type[BaseModel], ev: dict[str, Any], seq: int) -> None:
+    """Validate an event's data against its kind's model (the one validation replay does:
+    the fold trusts it); a failure is reported by ``validate_data``, naming the field."""
+    try:
+        schema.__pydantic_validator__.validate_python(ev["data"])
+    except ValidationError:
+        validate_data(ev["kind"], ev["data"], seq=seq, dump=False)
+        raise  # pragma: no cover - validate_data raised already
 
 
 #: kinds that change nodes other than their own (see ``touched``)
