@@ -294,7 +294,8 @@ class Ledger:
                 f"{store.rows_dir}: {len(nodes)} nodes, the head records {head.live_nodes}"
             )
         self._fold.nodes = nodes
-        self._hindex = HashIndex(hashes)
+        if self.write:  # only a batch needs the hash index (a reader never opens one)
+            self._hindex = HashIndex(hashes)
 
     def _ensure_nodes(self) -> None:
         """A reader's nodes, read on first use. If the node table turns out damaged (or a

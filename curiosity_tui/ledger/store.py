@@ -47,7 +47,6 @@ FORMAT = 2
 TABLES = ("nodes", "sessions", "failed", "snapshots", "sources")
 #: superseded node versions allowed beyond the live ones before the node table is compacted
 COMPACT_SLACK = 1000
-_TRAILER = re.compile(rb"^#([0-9a-f]{64})\n", re.M)
 _FILE_NAME = re.compile(r"[a-z]+\.[0-9]{1,9}\.jsonl")
 _ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
 
@@ -241,13 +240,17 @@ class ProjectionStore:
             raise ProjectionDamaged(f"{path}: shorter ({len(data)} bytes) than recorded")
         chain, pos, chunks = _seed(table), 0, []
         sha = hashlib.sha256
-        for m in _TRAILER.finditer(data):
-            chunk = data[pos : m.start()]
+        while pos < len(data):  # rows start with "{": a line starting "#" is a trailer
+            start = data.find(b"\n#", pos) + 1
+            end = start + 66
+            if start == 0 or data[end - 1 : end] != b"\n":
+                raise ProjectionDamaged(f"{path}: chunk after byte {pos} has no trailer")
+            chunk = data[pos:start]
             chain = sha(chain.encode("ascii") + chunk).hexdigest()
-            if chain.encode("ascii") != m.group(1):
-                raise ProjectionDamaged(f"{path}: chunk ending at byte {m.end()} was altered")
+            if chain.encode("ascii") != data[start + 1 : end - 1]:
+                raise ProjectionDamaged(f"{path}: chunk ending at byte {end} was altered")
             chunks.append(chunk)
-            pos = m.end()
+            pos = end
         if pos != len(data) or chain != tf.chain:
             raise ProjectionDamaged(f"{path}: does not end with the chain the head records")
         return chunks
