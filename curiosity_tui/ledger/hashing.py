@@ -4,7 +4,6 @@ the per-node hash index a snapshot digests, and the snapshot deltas. Pure functi
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any
 
 from curiosity_tui.ledger import journal as jr
@@ -24,49 +23,73 @@ def _num(node_id: str) -> int:
 
 
 class HashIndex:
-    """Per-node hashes kept as their ``state_hash`` lines, in id order, so a snapshot's state
-    hash is one join + one sha256 instead of a sort and a hash update per node."""
+    """Per-node hashes kept as their ``state_hash`` lines, in id order, in one byte buffer:
+    changing a node's hash overwrites its 64 hex digits in place and a new node (ids only
+    grow) is appended, so a snapshot's state hash is a single sha256 over the buffer, with no
+    sort, join or per-node work (decision 177)."""
 
-    __slots__ = ("_lines", "_max", "_ordered")
+    __slots__ = ("_buf", "_max", "_ordered", "_pos")
 
     def __init__(self, hashes: dict[str, str] | None = None) -> None:
-        self._lines: dict[str, str] = {}
+        self._buf = bytearray()
+        self._pos: dict[str, int] = {}  # node id -> offset of its digest in _buf
         self._max = 0
         self._ordered = True
-        for nid in sorted(hashes or {}, key=_num):
-            self.set(nid, (hashes or {})[nid])
+        if hashes:
+            self._fill(sorted(hashes.items(), key=lambda kv: _num(kv[0])))
+
+    def _fill(self, pairs: list[tuple[str, str]]) -> None:
+        lines = [f"{nid}:{digest}\n" for nid, digest in pairs]
+        self._buf = bytearray("".join(lines).encode("utf-8"))
+        pos: dict[str, int] = {}
+        at = 0
+        for (nid, _), line in zip(pairs, lines, strict=True):
+            pos[nid] = at + len(nid) + 1
+            at += len(line)
+        self._pos = pos
+        self._max = _num(pairs[-1][0]) if pairs else 0
+        self._ordered = True
 
     def set(self, nid: str, digest: str) -> None:
-        if nid not in self._lines:
-            n = _num(nid)
-            if n < self._max:
-                self._ordered = False
-            self._max = max(self._max, n)
-        self._lines[nid] = f"{nid}:{digest}\n"
+        at = self._pos.get(nid)
+        if at is not None:
+            self._buf[at : at + 64] = digest.encode("ascii")
+            return
+        n = _num(nid)
+        if n < self._max:
+            self._ordered = False
+        self._max = max(self._max, n)
+        self._pos[nid] = len(self._buf) + len(nid) + 1
+        self._buf += f"{nid}:{digest}\n".encode()
+
+    def get(self, nid: str) -> str | None:
+        at = self._pos.get(nid)
+        return None if at is None else self._buf[at : at + 64].decode("ascii")
 
     def copy(self) -> HashIndex:
         other = HashIndex()
-        other._lines = dict(self._lines)
+        other._buf = bytearray(self._buf)
+        other._pos = dict(self._pos)
         other._max = self._max
         other._ordered = self._ordered
         return other
 
     def digest(self) -> str:
         self.digest_order()
-        return hashlib.sha256("".join(self._lines.values()).encode("utf-8")).hexdigest()
+        return hashlib.sha256(self._buf).hexdigest()
 
     def as_dict(self) -> dict[str, str]:
-        return {k: v[len(k) + 1 : -1] for k, v in self._lines.items()}
+        buf = self._buf
+        return {nid: buf[at : at + 64].decode("ascii") for nid, at in self._pos.items()}
 
     def text(self) -> str:
-        """The lines the state hash is taken over (stored in the projection's meta)."""
+        """The lines the state hash is taken over."""
         self.digest_order()
-        return "".join(self._lines.values())
+        return self._buf.decode("utf-8")
 
     def digest_order(self) -> None:
         if not self._ordered:
-            self._lines = {k: self._lines[k] for k in sorted(self._lines, key=_num)}
-            self._ordered = True
+            self._fill(sorted(self.as_dict().items(), key=lambda kv: _num(kv[0])))
 
     @classmethod
     def from_text(cls, text: str) -> HashIndex:
@@ -77,7 +100,7 @@ class HashIndex:
         return index
 
     def keys(self) -> frozenset[str]:
-        return frozenset(self._lines)
+        return frozenset(self._pos)
 
 
 class NodeEncoder:
@@ -121,12 +144,13 @@ def snapshot_texts(
 
 def snapshot_delta(
     nodes: dict[str, dict[str, Any]], dirty: set[str], index: HashIndex
-) -> dict[str, dict[str, Any]]:
-    """Hash the nodes changed since the last snapshot into ``index`` and return independent
-    copies of them (canonical JSON once per node: it gives the hash and, parsed, the copy)."""
-    changed: dict[str, dict[str, Any]] = {}
+) -> dict[str, str]:
+    """Hash the nodes changed since the last snapshot into ``index`` and return their
+    canonical JSON (encoded once: it gives the hash, the projection's node row and the
+    snapshot row; parse it for an independent copy)."""
+    changed: dict[str, str] = {}
     for nid in sorted(dirty, key=_num):
         text = jr.canonical(nodes[nid])
         index.set(nid, hashlib.sha256(text.encode("utf-8")).hexdigest())
-        changed[nid] = json.loads(text)
+        changed[nid] = text
     return changed

@@ -151,6 +151,86 @@ def scan(path: Path, *, start_seq: int = 1, prev: str = GENESIS, offset: int = 0
     )
 
 
+class JournalStream:
+    """Committed events one batch at a time, chain-checked, without holding the journal:
+    the file is read in blocks of about ``block`` bytes, each parsed with one json.loads.
+    After iterating, ``committed_bytes``, ``residue_lines``, ``last_hash`` and ``last_seq``
+    describe the journal as :func:`scan` does. Lines after the last commit marker (crash
+    residue) are counted, never yielded."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        start_seq: int = 1,
+        prev: str = GENESIS,
+        offset: int = 0,
+        block: int = 1 << 22,
+    ) -> None:
+        self.path = path
+        self.start_seq, self.prev, self.offset, self.block = start_seq, prev, offset, block
+        self.committed_bytes = offset
+        self.residue_lines = 0
+        self.last_hash = prev
+        self.last_seq = start_seq - 1
+        self.events = 0
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        if not self.path.exists():
+            return
+        seq, prev, pos = self.start_seq, self.prev, self.offset
+        pending: list[dict[str, Any]] = []
+        carry = b""
+        with self.path.open("rb") as fh:
+            fh.seek(self.offset)
+            while True:
+                chunk = fh.read(self.block)
+                data = carry + chunk
+                if not chunk:
+                    break
+                cut = data.rfind(b"\n") + 1
+                carry = data[cut:]
+                lines = data[:cut].split(b"\n")[:-1]
+                parsed = _parse_all(lines)
+                if parsed is None:  # the careful path names the bad line's seq
+                    scan(self.path, start_seq=self.start_seq, prev=self.prev, offset=self.offset)
+                    raise CorruptLedgerError(f"{self.path}: malformed line", path=str(self.path))
+                for raw, ev in zip(lines, parsed, strict=True):
+                    prev = self._check(raw, ev, seq, prev)
+                    pending.append(ev)
+                    seq += 1
+                    pos += len(raw) + 1
+                    if ev["kind"] in COMMIT_MARKERS:
+                        self.committed_bytes, self.last_hash = pos, prev
+                        self.last_seq = seq - 1
+                        self.events += len(pending)
+                        yield from pending
+                        pending = []
+        self.residue_lines = len(pending) + (1 if carry else 0)
+
+    def _check(self, raw: bytes, ev: Any, seq: int, prev: str) -> str:
+        if (
+            type(ev) is not dict
+            or ev.get("seq") != seq
+            or ev.get("prev") != prev
+            or len(raw) <= _HASH_SUFFIX_LEN
+            or raw[-_HASH_SUFFIX_LEN:-66] != b',"hash":"'
+        ):
+            _decode_line(raw, prev, seq, self.path)  # raises with the precise reason
+            raise CorruptLedgerError(
+                f"{self.path}: seq {seq}: malformed event", path=str(self.path), seq=seq
+            )
+        digest = hashlib.sha256(prev.encode("ascii") + raw[:-_HASH_SUFFIX_LEN] + b"}").hexdigest()
+        if digest != ev.get("hash"):
+            _decode_line(raw, prev, seq, self.path)
+            raise CorruptLedgerError(
+                f"{self.path}: seq {seq}: hash mismatch (event altered)",
+                path=str(self.path),
+                seq=seq,
+            )
+        return digest
+
+
 def _parse_all(lines: list[bytes]) -> list[Any] | None:
     """Parse every line with one json.loads call (much cheaper than one call per line)."""
     if not lines:
@@ -196,25 +276,30 @@ def _scan_lines(data: bytes, path: Path, start_seq: int, prev: str, offset: int)
     )
 
 
-def chain_tail(path: Path) -> tuple[int, str, int, int]:
-    """Check the whole hash chain without parsing JSON; return (last committed seq, its hash,
-    byte offset just after it, residue lines after it).
+def chain_tail(
+    path: Path, *, start_seq: int = 1, prev_hash: str = GENESIS, offset: int = 0
+) -> tuple[int, str, int, int]:
+    """Check the hash chain from ``offset`` (the whole journal by default) without parsing
+    JSON; return (last committed seq, its hash, byte offset just after it, residue lines
+    after it). With a checkpoint (see :func:`checkpoint_holds`) only the tail is read.
 
-    This is what a ledger's open costs: one sha256 per line plus a few byte comparisons (the
-    top-level ``prev``/``seq``/``kind`` are found from the end of the line, where sorted keys
-    put them after ``data``, so nothing inside ``data`` can be mistaken for them). Any line
-    that fails is handed to :func:`scan`, which raises naming the file and seq.
+    One sha256 per line plus a few byte comparisons (the top-level ``prev``/``seq``/``kind``
+    are found from the end of the line, where sorted keys put them after ``data``, so nothing
+    inside ``data`` can be mistaken for them). Any line that fails is handed to :func:`scan`,
+    which raises naming the file and seq.
     """
     if not path.exists():
         return 0, GENESIS, 0, 0
-    data = path.read_bytes()
+    with path.open("rb") as fh:
+        fh.seek(offset)
+        data = fh.read()
     lines = data.split(b"\n")
     fragment = lines.pop()
     sha = hashlib.sha256
-    prev = GENESIS.encode("ascii")
-    seq = 1
-    pos = 0
-    last: tuple[int, str, int] = (0, GENESIS, 0)
+    prev = prev_hash.encode("ascii")
+    seq = start_seq
+    pos = offset
+    last: tuple[int, str, int] = (start_seq - 1, prev_hash, offset)
     pending = 0
     for raw in lines:
         digest = b""
@@ -233,7 +318,7 @@ def chain_tail(path: Path) -> tuple[int, str, int, int]:
             digest = sha(prev + raw[:-_HASH_SUFFIX_LEN] + b"}").hexdigest().encode("ascii")
             ok = digest == raw[-66:-2]
         if not ok:
-            scan(path)  # raises with the precise reason and seq
+            scan(path, start_seq=start_seq, prev=prev_hash, offset=offset)  # raises precisely
             raise CorruptLedgerError(f"{path}: seq {seq}: malformed event", path=str(path), seq=seq)
         prev = digest
         pos += len(raw) + 1
@@ -245,6 +330,43 @@ def chain_tail(path: Path) -> tuple[int, str, int, int]:
             pending += 1
         seq += 1
     return (*last, pending + (1 if fragment else 0))
+
+
+def checkpoint_holds(path: Path, seq: int, digest: str, offset: int) -> bool:
+    """Whether the journal's line ending at byte ``offset`` is the commit marker ``seq`` with
+    hash ``digest``, and hashes to it. The projection records this checkpoint (head hash,
+    seq, byte offset), so an open checks the chain only after it; ``verify`` checks it all."""
+    if seq == 0:
+        return offset == 0 and digest == GENESIS
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return False
+    if offset < 2 or offset > size:
+        return False
+    window = 1 << 16
+    with path.open("rb") as fh:
+        while True:
+            start = max(0, offset - window)
+            fh.seek(start)
+            buf = fh.read(offset - start)
+            if not buf.endswith(b"\n"):
+                return False
+            cut = buf.rfind(b"\n", 0, len(buf) - 1)
+            if cut != -1 or start == 0:
+                break
+            window *= 4
+    raw = buf[cut + 1 : -1]
+    p = raw.rfind(b',"prev":"')
+    if p <= 0 or len(raw) <= _HASH_SUFFIX_LEN or raw[-66:-2] != digest.encode("ascii"):
+        return False
+    if not raw.startswith(b"%s," % str(seq).encode("ascii"), p + 81):
+        return False
+    k = raw.rfind(b',"kind":"') + 9
+    if not (raw.startswith(b'session_committed"', k) or raw.startswith(b'batch_committed"', k)):
+        return False
+    body = raw[:-_HASH_SUFFIX_LEN] + b"}"
+    return hashlib.sha256(raw[p + 9 : p + 73] + body).hexdigest() == digest
 
 
 def iter_committed(path: Path) -> Iterator[dict[str, Any]]:
@@ -285,8 +407,9 @@ def tail_state(path: Path) -> tuple[int, str, int]:
     return 0, GENESIS, 0
 
 
-def append_batch(path: Path, lines: list[bytes]) -> None:
-    """Append a whole batch with one write and an fsync (the commit point)."""
+def append_batch(path: Path, lines: list[bytes]) -> int:
+    """Append a whole batch with one write and an fsync (the commit point). Returns the
+    journal's size after it (the offset a checkpoint records)."""
     blob = b"".join(lines)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
@@ -297,6 +420,7 @@ def append_batch(path: Path, lines: list[bytes]) -> None:
                 written = os.write(fd, view)
                 view = view[written:]
             os.fsync(fd)
+            end = start + len(blob)
         except BaseException:
             # a failed write (disk full, interrupt) must not leave a prefix for the next
             # batch to be appended to: that would turn crash residue into a damaged line
@@ -306,6 +430,7 @@ def append_batch(path: Path, lines: list[bytes]) -> None:
             raise
     finally:
         os.close(fd)
+    return end
 
 
 def truncate_to(path: Path, length: int) -> None:

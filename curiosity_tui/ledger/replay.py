@@ -3,17 +3,29 @@ is intact and that the fold reproduces the projection and every stored snapshot.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel, ValidationError
 
 from curiosity_tui.errors import CorruptLedgerError, NotALedgerError
 from curiosity_tui.ledger import journal as jr
 from curiosity_tui.ledger.events import EVENT_KINDS, FoldState, fold_event, validate_data
 from curiosity_tui.ledger.hashing import HashIndex, NodeEncoder, snapshot_texts
 from curiosity_tui.ledger.journal import JOURNAL_FILE
-from curiosity_tui.ledger.store import ProjectionStore
+from curiosity_tui.ledger.store import (
+    Head,
+    LegacyLayout,
+    ProjectionDamaged,
+    ProjectionStore,
+    legacy_tables,
+    node_line,
+    read_head,
+    row_line,
+)
 
 
 @dataclass
@@ -26,6 +38,7 @@ class VerifyReport:
     residue_lines: int
     first_bad_seq: int | None = None
     problem: str = ""
+    note: str = ""
 
     def summary(self) -> str:
         if self.ok:
@@ -34,6 +47,7 @@ class VerifyReport:
                 if self.residue_lines
                 else ""
             )
+            extra += f"; {self.note}" if self.note else ""
             return (
                 f"ok: {self.events} events, hash chain intact; replay reproduces {self.nodes} nodes, "
                 f"{self.sessions} session records and {self.snapshots} snapshots{extra}"
@@ -64,152 +78,259 @@ def mentions(ev: dict[str, Any], node: str) -> bool:
 class ReplayResult:
     state: FoldState
     events: int
-    snapshots: list[dict[str, Any]] = field(default_factory=list)
+    #: the snapshot rows as the projection stores them (canonical JSON lines), when kept
+    snapshot_lines: list[bytes] = field(default_factory=list)
+    snapshots: int = 0
     dirty_since_snapshot: set[str] = field(default_factory=set)
     residue_lines: int = 0
     last_hash: str = jr.GENESIS
+    committed_bytes: int = 0
+    hashes: HashIndex = field(default_factory=HashIndex)
 
     def snapshot_rows(self) -> list[dict[str, Any]]:
-        """The snapshot rows as the projection stores them (deltas parsed into dicts)."""
-        rows = []
-        for r in self.snapshots:
-            row = {k: v for k, v in r.items() if k != "changed_json"}
-            row["changed"] = {nid: json.loads(t) for nid, t in r["changed_json"].items()}
-            rows.append(row)
-        return rows
+        """The kept snapshot rows as dicts (deltas parsed)."""
+        return [json.loads(line) for line in self.snapshot_lines]
 
-    def tables(self) -> dict[str, list[dict[str, Any]]]:
+    def table_lines(self) -> dict[str, list[bytes]]:
+        """Every projection table as the store writes it (for a rebuild)."""
         st = self.state
+        nodes = []
+        for nid in sorted(st.nodes, key=lambda x: int(x[1:])):
+            text = jr.canonical(st.nodes[nid])
+            digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+            self.hashes.set(nid, digest)
+            nodes.append(node_line(text, digest))
         return {
-            "nodes": list(st.nodes.values()),
-            "sessions": [st.sessions[k] for k in sorted(st.sessions)],
-            "failed": list(st.failed),
-            "snapshots": self.snapshot_rows(),
-            "sources": list(st.sources.values()),
+            "nodes": nodes,
+            "sessions": [row_line(st.sessions[k]) for k in sorted(st.sessions)],
+            "failed": [row_line(r) for r in st.failed],
+            "snapshots": list(self.snapshot_lines),
+            "sources": [row_line(r) for r in st.sources.values()],
         }
 
 
-def replay(path: Path, *, check_snapshots: bool = True) -> ReplayResult:
-    """Fold the committed journal from seq 1. Raises CorruptLedgerError naming the first bad seq."""
-    scan = jr.scan(path / JOURNAL_FILE)
+def snapshot_line(
+    session: int, seq: int, stage: str, digest: str, count: int, changed: dict[str, str]
+) -> bytes:
+    """A snapshot row's canonical JSON composed from its nodes' canonical texts (sorted keys,
+    so byte-identical to ``row_line`` of the row a batch stores) without re-encoding them."""
+    inner = ",".join(f"{jr.canonical(nid)}:{changed[nid]}" for nid in sorted(changed))
+    return (
+        f'{{"changed":{{{inner}}},"node_count":{count},"seq":{seq},"session":{session},'
+        f'"stage":{jr.canonical(stage)},"state_hash":"{digest}"}}\n'
+    ).encode()
+
+
+def replay(
+    path: Path,
+    *,
+    check_snapshots: bool = True,
+    keep_snapshots: bool = False,
+    until_seq: int | None = None,
+) -> ReplayResult:
+    """Fold the committed journal from seq 1, streaming it (one batch in memory at a time).
+    Each snapshot's state hash is checked by hashing only the nodes changed since the last
+    one. Raises CorruptLedgerError naming the first bad seq. ``keep_snapshots`` keeps the
+    snapshot rows (for a rebuild or ``verify``); ``until_seq`` stops after that seq."""
+    jpath = path / JOURNAL_FILE
+    stream = jr.JournalStream(jpath)
     st = FoldState()
     index = HashIndex()
     encoder = NodeEncoder()
     dirty: set[str] = set()
-    snaps: list[dict[str, Any]] = []
-    for ev in scan.events:
+    kept: list[bytes] = []
+    count = 0
+    events = 0
+    for ev in stream:
         seq = ev["seq"]
+        if until_seq is not None and seq > until_seq:
+            break
+        events += 1
         kind = ev["kind"]
-        if kind not in EVENT_KINDS:
-            raise CorruptLedgerError(
-                f"{path / JOURNAL_FILE}: seq {seq}: unknown event kind {kind!r}", seq=seq
-            )
-        if seq == 1 and kind != "ledger_created":
-            raise CorruptLedgerError(
-                f"{path / JOURNAL_FILE}: seq 1 is {kind}, not ledger_created", seq=seq
-            )
-        validate_data(kind, ev["data"], seq=seq, dump=False)
-        try:
-            fold_event(st, ev)
-        except CorruptLedgerError as err:
-            raise CorruptLedgerError(f"{path / JOURNAL_FILE}: {err}", seq=seq) from None
-        ids = [i for i in touched(kind, ev["node"], ev["data"]) if i in st.nodes]
-        dirty.update(ids)
+        node = ev["node"]
+        spec = EVENT_KINDS.get(kind)
+        if spec is None or seq == 1 or (spec.needs_node and node is None):
+            _fold_checked(jpath, st, ev)  # the careful path: names what is wrong
+        else:
+            _validate_once(spec.schema, ev, seq)
+            try:
+                spec.fold(st, seq, ev["session"], node, ev["actor"], ev["data"])
+            except CorruptLedgerError as err:
+                raise CorruptLedgerError(f"{jpath}: {err}", seq=seq) from None
+        if kind in _MULTI:
+            dirty.update(i for i in touched(kind, node, ev["data"]) if i in st.nodes)
+        elif node is not None and node in st.nodes:
+            dirty.add(node)
         if kind == "snapshot_written" and check_snapshots:
             changed = snapshot_texts(st.nodes, dirty, index, encoder)
             digest = index.digest()
             if digest != ev["data"]["state_hash"]:
                 raise CorruptLedgerError(
-                    f"{path / JOURNAL_FILE}: seq {seq}: snapshot state hash does not match the fold",
-                    seq=seq,
+                    f"{jpath}: seq {seq}: snapshot state hash does not match the fold", seq=seq
                 )
-            snaps.append(
-                {
-                    "session": ev["session"],
-                    "stage": ev["data"]["stage"],
-                    "seq": seq,
-                    "state_hash": digest,
-                    "node_count": len(st.nodes),
-                    "changed_json": changed,  # canonical JSON per node; see snapshot_rows()
-                }
-            )
+            count += 1
+            if keep_snapshots:
+                data = ev["data"]
+                kept.append(
+                    snapshot_line(ev["session"], seq, data["stage"], digest, len(st.nodes), changed)
+                )
             dirty = set()
+    for nid in dirty:  # nodes changed after the last snapshot
+        index.set(nid, hashlib.sha256(encoder.encode(st.nodes[nid]).encode("utf-8")).hexdigest())
+    for nid in st.nodes.keys() - index.keys():  # snapshots not checked: hash the rest
+        index.set(nid, hashlib.sha256(jr.canonical(st.nodes[nid]).encode("utf-8")).hexdigest())
+    done = until_seq is None or until_seq >= stream.last_seq
     return ReplayResult(
         state=st,
-        events=len(scan.events),
-        snapshots=snaps,
+        events=events,
+        snapshot_lines=kept,
+        snapshots=count,
         dirty_since_snapshot=dirty,
-        residue_lines=scan.residue_lines,
-        last_hash=scan.last_hash,
+        residue_lines=stream.residue_lines if done else 0,
+        last_hash=stream.last_hash if done else "",
+        committed_bytes=stream.committed_bytes if done else 0,
+        hashes=index,
     )
 
 
+def _validate_once(schema: type[BaseModel], ev: dict[str, Any], seq: int) -> None:
+    """Validate an event's data against its kind's model (the one validation replay does:
+    the fold trusts it); a failure is reported by ``validate_data``, naming the field."""
+    try:
+        schema.__pydantic_validator__.validate_python(ev["data"])
+    except ValidationError:
+        validate_data(ev["kind"], ev["data"], seq=seq, dump=False)
+        raise  # pragma: no cover - validate_data raised already
+
+
+#: kinds that change nodes other than their own (see ``touched``)
+_MULTI = frozenset({"nodes_merged", "decay_applied"})
+
+
+def _fold_checked(jpath: Path, st: FoldState, ev: dict[str, Any]) -> None:
+    seq, kind = ev["seq"], ev["kind"]
+    if kind not in EVENT_KINDS:
+        raise CorruptLedgerError(f"{jpath}: seq {seq}: unknown event kind {kind!r}", seq=seq)
+    if seq == 1 and kind != "ledger_created":
+        raise CorruptLedgerError(f"{jpath}: seq 1 is {kind}, not ledger_created", seq=seq)
+    validate_data(kind, ev["data"], seq=seq, dump=False)
+    try:
+        fold_event(st, ev)
+    except CorruptLedgerError as err:
+        raise CorruptLedgerError(f"{jpath}: {err}", seq=seq) from None
+
+
 def verify(path: str | Path) -> VerifyReport:
-    """Check the hash chain and that folding the journal reproduces the projection and every
-    stored snapshot exactly."""
+    """Check the whole hash chain and that folding the journal reproduces every stored snapshot
+    and the projection exactly. A projection that is only behind the journal (or missing)
+    passes with a note: the next writer rebuilds it; a damaged one fails."""
     p = Path(path)
     if not (p / JOURNAL_FILE).exists():
         raise NotALedgerError(f"not a ledger (no {JOURNAL_FILE}): {p}")
     try:
-        result = replay(p)
+        result = replay(p, keep_snapshots=True)
     except CorruptLedgerError as err:
         return VerifyReport(False, 0, 0, 0, 0, 0, first_bad_seq=err.seq, problem=str(err))
     st = result.state
     base = VerifyReport(
-        True,
-        result.events,
-        len(st.sessions),
-        len(st.nodes),
-        len(result.snapshots),
-        result.residue_lines,
+        True, result.events, len(st.sessions), len(st.nodes), result.snapshots, result.residue_lines
     )
-    if not (p / "ledger.json").exists():
-        base.ok, base.problem = False, "ledger.json (projection) is missing"
-        return base
-    store = ProjectionStore(p, create=False)
     try:
-        for check in (_check_tail, _check_nodes, _check_sessions, _check_snapshots):
-            found = check(p, store, result)
-            if found is not None:
-                base.ok = False
-                base.first_bad_seq, base.problem = found
-                return base
+        head = read_head(p)
+    except ProjectionDamaged as err:
+        return _failed(base, None, f"projection damaged ({err}); the next write rebuilds it")
+    except LegacyLayout as legacy:
+        found = _check_legacy(p, legacy.data, result)
+        if found is not None:
+            return _failed(base, *found)
+        base.note = "projection in the format-1 layout, converted on the next write"
         return base
-    finally:
-        store.close()
+    if head is None:
+        base.note = "projection missing, rebuilt on the next write"
+        return base
+    if head.last_seq < result.events and jr.checkpoint_holds(
+        p / JOURNAL_FILE, head.last_seq, head.last_hash, head.journal_offset
+    ):
+        base.note = (
+            f"projection behind (at seq {head.last_seq}, journal at {result.events}), "
+            "rebuilt on the next write"
+        )
+        return base
+    found = _check_head(p, head, result)
+    if found is None:
+        try:
+            found = _check_tables(ProjectionStore(p, head), result)
+        except ProjectionDamaged as err:
+            found = (None, f"projection damaged ({err}); the next write rebuilds it")
+        except (KeyError, TypeError) as err:
+            found = (None, f"projection damaged (malformed row: {err}); the next write rebuilds it")
+    return _failed(base, *found) if found is not None else base
+
+
+def _failed(base: VerifyReport, seq: int | None, problem: str) -> VerifyReport:
+    base.ok, base.first_bad_seq, base.problem = False, seq, problem
+    return base
 
 
 #: a verify step's finding: (first bad seq or None, problem)
 _Finding = tuple[int | None, str] | None
 
 
-def _check_tail(p: Path, store: ProjectionStore, result: ReplayResult) -> _Finding:
-    """The projection stands at the journal's last seq and hash."""
-    meta = store.meta()
-    last_seq = result.events
-    if meta.get("last_seq") != last_seq:
+def _check_head(p: Path, head: Head, result: ReplayResult) -> _Finding:
+    """The projection stands at the journal's last seq, hash and offset, with its counters."""
+    if head.last_seq != result.events or head.last_hash != result.last_hash:
         return (
-            min(int(meta.get("last_seq", 0)), last_seq) + 1,
-            f"projection is at seq {meta.get('last_seq')} but the journal at {last_seq}",
+            min(head.last_seq, result.events) + 1,
+            f"projection is at seq {head.last_seq} but the journal at {result.events}",
         )
-    if meta.get("last_hash") != result.last_hash:
-        return last_seq, f"projection's last hash does not match the journal at seq {last_seq}"
+    if head.journal_offset != result.committed_bytes:
+        return None, "projection's journal checkpoint offset does not match the journal"
+    st = result.state
+    counters = (st.node_counter, st.evidence_counter, st.downgrade_counter, st.last_session)
+    if (
+        head.node_counter,
+        head.evidence_counter,
+        head.downgrade_counter,
+        head.last_session,
+    ) != counters or jr.canonical(head.run) != jr.canonical(st.meta):
+        return None, "projection's counters or run metadata differ from the replay"
+    if set(head.dirty_since_snapshot) != result.dirty_since_snapshot:
+        return None, "projection's nodes changed since the last snapshot differ from the replay"
     return None
 
 
-def _check_nodes(p: Path, store: ProjectionStore, result: ReplayResult) -> _Finding:
+def _check_tables(store: ProjectionStore, result: ReplayResult) -> _Finding:
     st = result.state
-    proj_nodes = {d["id"]: d for d in store.table_rows("nodes")}
-    if jr.canonical(proj_nodes) == jr.canonical(st.nodes):
+    proj_nodes: dict[str, Any] = {}
+    stored_hash: dict[str, str] = {}
+    for r in store.table_rows("nodes"):
+        proj_nodes[r["n"]["id"]] = r["n"]
+        stored_hash[r["n"]["id"]] = r["h"]
+    found = _compare_nodes(store.directory, proj_nodes, st.nodes)
+    if found is not None:
+        return found
+    if stored_hash != result.hashes.as_dict():
+        return None, "projection's node hashes differ from the replay"
+    for table, ours in (
+        ("sessions", [st.sessions[k] for k in sorted(st.sessions)]),
+        ("failed", list(st.failed)),
+        ("sources", list(st.sources.values())),
+    ):
+        if jr.canonical(store.table_rows(table)) != jr.canonical(ours):
+            return None, f"projection {table} rows differ from the replay"
+    stored = [
+        line + b"\n" for chunk in store.table_bytes("snapshots") for line in chunk.split(b"\n")[:-1]
+    ]
+    return _compare_snapshot_lines(stored, result.snapshot_lines)
+
+
+def _compare_nodes(p: Path, proj: dict[str, Any], ours: dict[str, Any]) -> _Finding:
+    if jr.canonical(proj) == jr.canonical(ours):
         return None
     bad = sorted(
-        (set(proj_nodes) ^ set(st.nodes))
-        | {
-            k
-            for k in st.nodes
-            if k in proj_nodes and jr.canonical(proj_nodes[k]) != jr.canonical(st.nodes[k])
-        },
-        key=lambda x: int(x[1:]),
+        (set(proj) ^ set(ours))
+        | {k for k in ours if k in proj and jr.canonical(proj[k]) != jr.canonical(ours[k])},
+        key=lambda x: int(x[1:]) if x[1:].isdigit() else 0,
     )
     return (
         _last_event_for(p, bad[0]) if bad else None,
@@ -217,42 +338,43 @@ def _check_nodes(p: Path, store: ProjectionStore, result: ReplayResult) -> _Find
     )
 
 
-def _check_sessions(p: Path, store: ProjectionStore, result: ReplayResult) -> _Finding:
-    proj_sessions = {int(d["session"]): d for d in store.table_rows("sessions")}
-    if jr.canonical({str(k): v for k, v in proj_sessions.items()}) != jr.canonical(
-        {str(k): v for k, v in result.state.sessions.items()}
-    ):
-        return None, "projection session records differ from the replay"
-    return None
-
-
-def _check_snapshots(p: Path, store: ProjectionStore, result: ReplayResult) -> _Finding:
-    stored = sorted(store.table_rows("snapshots"), key=lambda r: r["seq"])
-    if len(stored) != len(result.snapshots):
-        return (
-            None,
-            f"projection holds {len(stored)} snapshots, the journal {len(result.snapshots)}",
-        )
-    # equal deltas at every snapshot <=> equal accumulated states at every snapshot
-    for s_row, r_row in zip(stored, result.snapshots, strict=True):
-        s_changed = s_row["changed"]
-        r_changed = r_row["changed_json"]
-        if (
-            s_row["seq"] != r_row["seq"]
-            or set(s_changed) != set(r_changed)
-            or any(jr.canonical(s_changed[k]) != t for k, t in r_changed.items())
-        ):
+def _compare_snapshot_lines(stored: list[bytes], ours: list[bytes]) -> _Finding:
+    if len(stored) != len(ours):
+        return None, f"projection holds {len(stored)} snapshots, the journal {len(ours)}"
+    for s_line, r_line in zip(stored, ours, strict=True):
+        if s_line != r_line:
+            row = json.loads(r_line)
             return (
-                r_row["seq"],
-                f"stored snapshot after session {r_row['session']} ({r_row['stage']}) "
+                row["seq"],
+                f"stored snapshot after session {row['session']} ({row['stage']}) "
                 "differs from the replay",
             )
     return None
 
 
+def _check_legacy(p: Path, data: dict[str, Any], result: ReplayResult) -> _Finding:
+    """A format-1 (TinyDB) projection: same comparisons as before the layout changed."""
+    tables = legacy_tables(data)
+    meta = tables["meta"][0] if tables["meta"] else {}
+    if meta.get("last_seq") != result.events or meta.get("last_hash") != result.last_hash:
+        return (
+            None,
+            f"projection is at seq {meta.get('last_seq')} but the journal at {result.events}",
+        )
+    st = result.state
+    found = _compare_nodes(p, {str(d.get("id")): d for d in tables["nodes"]}, st.nodes)
+    if found is not None:
+        return found
+    sessions = {str(d.get("session")): d for d in tables["sessions"]}
+    if jr.canonical(sessions) != jr.canonical({str(k): v for k, v in st.sessions.items()}):
+        return None, "projection session records differ from the replay"
+    stored = sorted(tables["snapshots"], key=lambda r: r.get("seq", 0))
+    return _compare_snapshot_lines([row_line(r) for r in stored], result.snapshot_lines)
+
+
 def _last_event_for(path: Path, node: str) -> int | None:
     last = None
-    for ev in jr.scan(path / JOURNAL_FILE).events:
+    for ev in jr.JournalStream(path / JOURNAL_FILE):
         if mentions(ev, node):
             last = ev["seq"]
     return last
