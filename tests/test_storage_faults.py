@@ -54,19 +54,27 @@ def _fd_path(fd: int) -> str:
 
 @contextlib.contextmanager
 def disk_full(monkeypatch: pytest.MonkeyPatch, hit: Callable[[str], bool]) -> Iterator[None]:
-    """Every ``os.write`` to a file whose path satisfies ``hit`` fails with ENOSPC."""
-    real = os.write
+    """Every ``os.write`` / ``os.pwrite`` to a file whose path satisfies ``hit`` fails with
+    ENOSPC (the journal appends with ``write``, the projection's row files with ``pwrite``)."""
+    real, real_p = os.write, os.pwrite
 
     def write(fd: int, data: bytes) -> int:  # type: ignore[override]
         if hit(_fd_path(fd)):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         return real(fd, data)
 
+    def pwrite(fd: int, data: bytes, offset: int) -> int:  # type: ignore[override]
+        if hit(_fd_path(fd)):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_p(fd, data, offset)
+
     monkeypatch.setattr(os, "write", write)
+    monkeypatch.setattr(os, "pwrite", pwrite)
     try:
         yield
     finally:
         monkeypatch.setattr(os, "write", real)
+        monkeypatch.setattr(os, "pwrite", real_p)
 
 
 def journal_hit(p: str) -> bool:
@@ -74,8 +82,9 @@ def journal_hit(p: str) -> bool:
 
 
 def projection_hit(p: str) -> bool:
+    """The projection's files: ``projection/*`` (format 2) or ``ledger.json`` (format 1)."""
     name = p.rsplit("/", 1)[-1]
-    return name.startswith(".ledger.json.") or name == "ledger.json"
+    return "/projection/" in p or name.startswith(".ledger.json.") or name == "ledger.json"
 
 
 def temp_files(root: Path) -> list[Path]:

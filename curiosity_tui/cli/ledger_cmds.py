@@ -135,9 +135,9 @@ def _select(led: Ledger, session: int | None, stage: str | None) -> tuple[dict[s
 def _show(args: argparse.Namespace) -> int:
     with Ledger.open(args.path) as led:
         nodes, session = _select(led, args.session, args.stage)
+        meta = led.meta.model_dump(mode="json")  # read first: a failure is the only line
         if led.recovered:  # e.g. a damaged projection: what is shown is the journal's replay
             print(f"{args.path}: {led.recovered}", file=sys.stderr)
-        meta = led.meta.model_dump(mode="json")
         t = session + 1
         ordered = sorted(nodes.values(), key=lambda n: int(n["id"][1:]))
         if args.json:

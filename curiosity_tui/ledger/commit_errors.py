@@ -29,7 +29,7 @@ def commit_failure(
     if reached:
         return CommittedButBehindError(
             f"{what} is committed to {ledger / 'journal.jsonl'} (seq {seq}), but "
-            f"{err.filename or ledger / 'ledger.json'} could not be written: {reason}; the projection is "
+            f"the projection {err.filename or ledger / 'projection'} could not be written: {reason}; the projection is "
             "behind and is rebuilt from the journal on the next write",
             session=session,
             seq=seq,

@@ -400,7 +400,9 @@ class Ledger:
 
     def _write_projection(self, b: Batch, node_lines: list[bytes], snap_lines: list[bytes]) -> None:
         """Append the batch's rows and replace the head. A failure here (disk full) leaves the
-        committed batch in the journal and the projection behind: rebuilt on the next open."""
+        committed batch in the journal and the projection behind (rebuilt by the next writer);
+        the OSError goes on to ``Batch.commit``, which reports the batch as committed and the
+        projection as behind, in one line (ledger/commit_errors.py): the run stops there."""
         store = self._store
         assert store is not None
         fields = self._head_fields(self._journal_offset)
@@ -426,6 +428,7 @@ class Ledger:
                 f"{store.path}: projection not updated ({err.strerror or err}); session "
                 f"{b.session} is committed to the journal, the projection is rebuilt on next open"
             )
+            raise
 
     def _all_node_lines(self) -> list[bytes]:
         hashes = self._hindex.as_dict()
