@@ -27,7 +27,8 @@ def _endpoint_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--scripted",
         action="store_true",
-        help="use the built-in scripted model server on 127.0.0.1 (offline; replies are labelled scripted)",
+        help="use the built-in scripted model server on 127.0.0.1 (offline; replies are drawn "
+        "per run from a research bank; the run's metadata records scripted)",
     )
 
 
@@ -74,10 +75,10 @@ def model_client(args: argparse.Namespace, default_model: str | None) -> Iterato
     from curiosity_tui.protocol.client import ModelClient
 
     if getattr(args, "scripted", False):
-        from curiosity_tui.protocol.demo import DemoResponder
+        from curiosity_tui.protocol.research import ResearchResponder
         from curiosity_tui.protocol.scripted_server import ScriptedServer
 
-        with ScriptedServer(responder=DemoResponder()) as srv:
+        with ScriptedServer(responder=ResearchResponder()) as srv:
             yield ModelClient(
                 base_url=srv.base_url,
                 api_key="scripted",
@@ -234,7 +235,7 @@ def _pilot_run(args: argparse.Namespace) -> int:
         curator_budget=plan.budgets.curator_completion_tokens
         or plan.budgets.session_completion_tokens,
         unregistered=args.unregistered,
-        options=lock_metadata(entry),
+        options=pilot_options(lock_metadata(entry), args, plan.sessions),
     )
     with (
         model_client(args, plan.model) as client,
@@ -275,6 +276,18 @@ def _pilot_run(args: argparse.Namespace) -> int:
         print(f"{name}: stopped at session {t}: {reason}", file=sys.stderr)
     print(f"{len(results) - len(failed)} of {len(results)} runs complete in {args.out}")
     return 1 if failed else 0
+
+
+def pilot_options(
+    options: dict[str, Any], args: argparse.Namespace, sessions: int
+) -> dict[str, Any]:
+    """A pilot run's RunMeta.options: the lock, the sessions planned per run, and ``scripted``
+    when the replies come from the built-in scripted server (analysis and packs read both)."""
+    out = dict(options)
+    out["planned_sessions"] = sessions
+    if getattr(args, "scripted", False):
+        out["scripted"] = True
+    return out
 
 
 def _demo(args: argparse.Namespace) -> int:
