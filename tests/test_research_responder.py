@@ -144,3 +144,52 @@ def test_supported_requirements_are_verified_from_the_example_source() -> None:
     prompt = f"Required fact r1: {unsupported.text}\n\n[source {'a' * 64}]\n{passage}\n"
     reply = responder("checker", 2, {"messages": [{"role": "user", "content": prompt}]}, run="x")
     assert reply["satisfied"] is False and reply["passage"] is None
+
+
+def test_scripted_label_in_the_pack_manifest_and_the_app_header(tmp_path: Path) -> None:
+    from curiosity_tui.packs.build import build_pack, material_from_ledger
+    from curiosity_tui.packs.schemes import load_scheme
+    from curiosity_tui.protocol.configs import CONFIG_NAMES
+    from curiosity_tui.protocol.runner import plan_runs, run_pilot
+
+    out = tmp_path / "runs"
+    specs = plan_runs(
+        seed=load_bank().seed,
+        configurations=list(CONFIG_NAMES),
+        runs=1,
+        options={"scripted": True},
+    )
+
+    async def go() -> None:
+        with ScriptedServer(responder=ResearchResponder()) as srv:
+            client = ModelClient(base_url=srv.base_url, api_key="k", model="scripted-demo")
+            results = await run_pilot(specs, out, client, sessions=5, concurrency=6)
+            await client.aclose()
+        assert not any(r.failed for r in results)
+
+    asyncio.run(go())
+    materials = [material_from_ledger(out / s.name) for s in specs]
+    res = build_pack(materials, load_scheme("pilot-01"), tmp_path / "pack", seed=3)
+    manifest = json.loads((tmp_path / "pack" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["scripted"] is True and res.manifest.scripted
+    items = (tmp_path / "pack" / "items.jsonl").read_text(encoding="utf-8")
+    assert "scripted" not in items.lower()
+    unscripted = [material_from_ledger(out / s.name) for s in specs]
+    for m in unscripted:
+        m.scripted = False
+    plain = build_pack(unscripted, load_scheme("pilot-01"), tmp_path / "plain", seed=3)
+    assert plain.manifest.scripted is False
+
+    from curiosity_tui.app import make_app
+    from curiosity_tui.screens.browser import BrowserScreen
+
+    async def header() -> str:
+        app = make_app(out, ledger=out / "C+cur-r0")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert isinstance(app.screen, BrowserScreen)
+            return str(app.screen.sub_title)
+
+    assert asyncio.run(header()).endswith("· scripted replies, no model")

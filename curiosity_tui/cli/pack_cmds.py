@@ -127,6 +127,7 @@ def _build(args: argparse.Namespace) -> int:
         "configurations": res.configs,
         "scheme": scheme.id,
         "notes": res.notes,
+        "scripted": res.manifest.scripted,
     }
     if args.json:
         _print_json(summary)
@@ -141,6 +142,8 @@ def _build(args: argparse.Namespace) -> int:
     print(
         f"key: {res.key_path} (sha256 {res.manifest.key_sha256[:16]}…) — keep it away from raters"
     )
+    if res.manifest.scripted:
+        print("built from scripted runs (no model): practice material, recorded in the manifest")
     for n in res.notes:
         print(f"note: {n}")
     return 0

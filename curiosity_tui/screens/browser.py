@@ -123,6 +123,10 @@ class BrowserScreen(AppScreen):
             f"{meta.config} · {meta.contract} · curator {meta.curator} · "
             f"{view.last_session} session(s)"
         )
+        if meta.options.get(
+            "scripted"
+        ):  # the label lives here and in the metadata, not in the text
+            self.sub_title += " · scripted replies, no model"
         tree = self.query_one(LedgerTree)
         tree.loading = False
         cursor = self.pending_node or tree.current_id
