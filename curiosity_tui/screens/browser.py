@@ -123,9 +123,8 @@ class BrowserScreen(AppScreen):
             f"{meta.config} · {meta.contract} · curator {meta.curator} · "
             f"{view.last_session} session(s)"
         )
-        if meta.options.get(
-            "scripted"
-        ):  # the label lives here and in the metadata, not in the text
+        # a scripted run is labelled here and in its metadata, never inside its texts
+        if meta.options.get("scripted"):
             self.sub_title += " · scripted replies, no model"
         tree = self.query_one(LedgerTree)
         tree.loading = False
