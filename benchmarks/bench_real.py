@@ -98,10 +98,10 @@ def _row(name: str, fig: LedgerFigures, wall: float | None, note: str, planned: 
     walls = f"{wall:7.1f}" if wall is not None else "      -"
     repairs = sum(fig.repairs_by_kind.values())
     fallbacks = sum(fig.fallbacks_by_kind.values())
-    return f"{name:28s} {plan:>5s} {mean} {walls} {tps} {fig.completion_tokens:7d} {repairs:3d} {fallbacks:3d}  {note}"
+    return f"{name:40s} {plan:>5s} {mean} {walls} {tps} {fig.completion_tokens:7d} {repairs:3d} {fallbacks:3d}  {note}"
 
 
-HEADER = f"{'run':28s} {'sess':>5s} {'s/sess':>7s} {'wall s':>7s} {'tok/s':>6s} {'tokens':>7s} rep fbk  note"
+HEADER = f"{'run':40s} {'sess':>5s} {'s/sess':>7s} {'wall s':>7s} {'tok/s':>6s} {'tokens':>7s} rep fbk  note"
 
 
 def from_results(path: Path) -> None:
@@ -112,8 +112,8 @@ def from_results(path: Path) -> None:
         fig = LedgerFigures.model_validate(entry["figures"])
         note = "" if entry.get("returncode", 0) == 0 else f"exit {entry['returncode']}"
         if fig.failures:
-            note += f" {fig.failures[0][:90]}"
-        print(_row(entry["test"][:28], fig, None, note, None))
+            note += f" {fig.failures[0][:70]}"
+        print(_row(entry["test"][:40], fig, None, note, None))
 
 
 def main() -> int:

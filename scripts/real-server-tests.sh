@@ -159,12 +159,21 @@ EOF
 export -f wait_health
 
 PIDS=()
-cleanup() {
+cleanup() {  # TERM every process we started, then KILL what is still there after 15 s
+  local pid n
   for pid in "${PIDS[@]:-}"; do
     [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
   done
+  for n in $(seq 15); do
+    local alive=0
+    for pid in "${PIDS[@]:-}"; do
+      [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && alive=1
+    done
+    [ "$alive" = 0 ] && return 0
+    sleep 1
+  done
   for pid in "${PIDS[@]:-}"; do
-    [ -n "$pid" ] && wait "$pid" 2>/dev/null || true
+    [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null || true
   done
 }
 trap cleanup EXIT INT TERM
@@ -209,7 +218,11 @@ marker=realserver
 [ "$mode" = ci ] && marker=realserver_ci
 cd "$ROOT"
 set +e
-timeout "$TIER_TIMEOUT" python -m pytest -p no:cacheprovider tests/real_server -m "$marker" "${pytest_args[@]}"
+# In the background and waited for, so an INT/TERM reaches the trap at once (bash defers traps
+# while a foreground child runs); timeout signals pytest's whole process group.
+timeout "$TIER_TIMEOUT" python -m pytest -p no:cacheprovider tests/real_server -m "$marker" "${pytest_args[@]}" </dev/null &
+PIDS+=("$!")
+wait "$!"
 code=$?
 set -e
 echo "real-server-tests: finished in $((SECONDS - t_all))s with exit $code (results in $RUN_DIR/results.jsonl)"

@@ -101,4 +101,6 @@ def ledger_figures(ledger: Path) -> LedgerFigures:
         figures.dependency_checks.append((record.get("counts") or {}).get("dependency_checks"))
         figures.embedders.append(record.get("embedder"))
         _count_calls(figures, record.get("calls") or [])
+    for fail in failed:  # calls a failed attempt made still count for tokens and repairs
+        _count_calls(figures, (fail.get("record") or {}).get("calls") or [])
     return figures
