@@ -112,9 +112,13 @@ def _sample(rng: random.Random, items: list[Any], lo: int, hi: int) -> list[Any]
 class ResearchResponder:
     """``responder(kind, session, body, run=...)`` for :class:`ScriptedServer`."""
 
-    def __init__(self, bank: Bank | None = None, *, preserve_share: float = 0.5) -> None:
+    def __init__(
+        self, bank: Bank | None = None, *, preserve_share: float = 0.5, supported_only: bool = False
+    ) -> None:
         self.bank = bank or load_bank()
         self.preserve_share = preserve_share
+        #: return conditions ask only for what the example source states (the evidence example)
+        self.supported_only = supported_only
         self._seen: dict[tuple[str, int, str], int] = {}
         self._lock = threading.Lock()
 
@@ -246,6 +250,8 @@ class ResearchResponder:
         extra = rng.choice(self.bank.topics).requirements
         if rng.random() < 0.5:
             reqs.append(rng.choice(extra).text)
+        if self.supported_only:
+            reqs = [r.text for t in self.bank.topics for r in t.requirements if r.supported]
         return {
             "required_facts": list(dict.fromkeys(_sample(rng, reqs, 1, 2))),
             "required_actions": _sample(rng, self.bank.actions, 1, 2),
