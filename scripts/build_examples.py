@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Regenerate the example workspace: ledgers/ (and packs/ when the pack builder is present).
 
-Every ledger is built through the real runner against the built-in scripted model server (the
-replies are labelled scripted), never as hand-written JSON:
+Every ledger is built through the real runner against the built-in scripted model server, never
+as hand-written JSON. "Scripted" is recorded in each run's metadata (``options.scripted``) and
+shown by the app and the pack manifest; the texts themselves carry no label:
 
-- example-<config>-pilot02: one five-session run of each of the six configurations;
+- example-<config>-pilot02: one five-session run of each of the six configurations, replies
+  drawn per run, session and call kind from the research bank (protocol/research.py);
 - episode-grabe-pilot01 / -pilot02 and episode-suppression-pilot01 / -pilot02: the report's two
   §5 episodes replayed under both contracts;
-- evidence-pilot02: a C-cur run with sources added, where checks cite passages verbatim and
-  evidence is verified.
+- evidence-pilot02: a C-cur run with the example source added, whose return conditions ask for
+  what the source states, so checks cite its passages verbatim and evidence is verified.
 
 Usage: python scripts/build_examples.py [--out WORKSPACE]   (default: the repo root)
 """
@@ -30,6 +32,7 @@ from curiosity_tui.protocol.client import ModelClient  # noqa: E402
 from curiosity_tui.protocol.configs import CONFIG_NAMES, get_configuration  # noqa: E402
 from curiosity_tui.protocol.demo import DemoResponder  # noqa: E402
 from curiosity_tui.protocol.episodes import EPISODES  # noqa: E402
+from curiosity_tui.protocol.research import ResearchResponder  # noqa: E402
 from curiosity_tui.protocol.runner import run_ledger  # noqa: E402
 from curiosity_tui.protocol.scripted_server import ScriptedServer  # noqa: E402
 
@@ -44,7 +47,7 @@ def _slug(name: str) -> str:
 async def _run(
     path: Path,
     meta: RunMeta,
-    responder: DemoResponder,
+    responder: DemoResponder | ResearchResponder,
     sessions: int = 5,
     sources: list[Path] | None = None,
 ) -> None:
@@ -81,7 +84,7 @@ def meta_for(name: str, config: str, contract: str) -> RunMeta:
         contract=contract,  # type: ignore[arg-type]
         curator="model" if cfg.curator else "none",
         model="scripted-demo",
-        options={"scripted": True},
+        options={"scripted": True, "planned_sessions": 5},
     )
 
 
@@ -96,16 +99,18 @@ def main() -> int:
     jobs = []
     for config in CONFIG_NAMES:
         name = f"example-{_slug(config)}-pilot02"
-        jobs.append((ledgers / name, meta_for(name, config, "pilot-02"), DemoResponder(), None))
+        responder = ResearchResponder()
+        jobs.append((ledgers / name, meta_for(name, config, "pilot-02"), responder, None))
     for episode, (responder_cls, config) in EPISODES.items():
         for contract in ("pilot-01", "pilot-02"):
             name = f"episode-{episode}-{contract.replace('-', '')}"
-            jobs.append((ledgers / name, meta_for(name, config, contract), responder_cls(), None))
+            replay = responder_cls(label="")
+            jobs.append((ledgers / name, meta_for(name, config, contract), replay, None))
     jobs.append(
         (
             ledgers / "evidence-pilot02",
             meta_for("evidence-pilot02", "C-cur", "pilot-02"),
-            DemoResponder(),
+            ResearchResponder(supported_only=True),
             [SOURCE_TEXT],
         )
     )

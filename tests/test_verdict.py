@@ -309,4 +309,8 @@ def test_short_runs_are_noted() -> None:
     runs = report_runs()
     runs[0].sessions = [RunSession(session=1), RunSession(session=2, status="failed")]
     v = evaluate_rule(parse_plan(plan_text('["max_depth"]')), runs)
-    assert f"C+cur: fewer than the registered 5 sessions committed in {runs[0].run_id}" in v.notes
+    assert (
+        f"C+cur: fewer than the registered 5 sessions committed in {runs[0].run_id} (1 of 5)"
+        in v.notes
+    )
+    assert [s.run_id for s in v.short_runs] == [runs[0].run_id]

@@ -98,7 +98,8 @@ def aggregate_metric(
 ) -> MetricAggregate:
     reg = registry or default_registry()
     m = reg.get(metric)
-    per_run = [RunValue(run_id=r.run_id, value=m(r)) for r in runs]
+    # a run that committed no session has nothing to count: listed, valueless (n_missing)
+    per_run = [RunValue(run_id=r.run_id, value=m(r) if r.counted() else None) for r in runs]
     vals = [v.value for v in per_run if v.value is not None]
     return MetricAggregate(
         metric=metric,

@@ -11,6 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from curiosity_tui.analysis.aggregate import group_by_config
+from curiosity_tui.analysis.completeness import completeness
 from curiosity_tui.analysis.lockchain import find_chain, format_chronology, load_verified_chain
 from curiosity_tui.analysis.registry import Registry, default_registry
 from curiosity_tui.analysis.rundata import RunData, load_runs
@@ -81,6 +82,12 @@ def limits(runs: Sequence[RunData]) -> list[str]:
         out.append(
             "Intervals for " + ", ".join(few) + " rest on fewer than five runs a side and "
             "understate the uncertainty."
+        )
+    done = completeness(runs)
+    if not done.complete:
+        out.append(
+            "Runs that did not finish (committed sessions only are counted; a run with none is "
+            "left out): " + "; ".join(done.lines()) + "."
         )
     unreg = [r.run_id for r in runs if r.unregistered]
     if unreg:

@@ -89,6 +89,15 @@ class RunSession(BaseModel):
     calls: list[RunCall] = Field(default_factory=list)
 
 
+class FailedAttempt(BaseModel):
+    """A session attempt that failed (nothing of it was applied): from the ledger's journal."""
+
+    model_config = ConfigDict(extra="allow")
+
+    session: int
+    reason: str = ""
+
+
 #: session-record fields metrics never read (exact inputs, raw outputs): left out of RunData
 _HEAVY: Any = {
     "inputs": True,
@@ -111,6 +120,10 @@ class RunData(BaseModel):
     nodes: dict[str, RunNode] = Field(default_factory=dict)
     sessions: list[RunSession] = Field(default_factory=list)
     meta: dict[str, Any] = Field(default_factory=dict)
+    #: failed session attempts (a run that stopped early ends on one)
+    failed: list[FailedAttempt] = Field(default_factory=list)
+    #: sessions the run was started for (``pilot run`` records it); None = not recorded
+    planned_sessions: int | None = None
     #: where the run was read from (a ledger dir or a .run.json file); informational
     origin: str = ""
 
@@ -118,6 +131,17 @@ class RunData(BaseModel):
         return sorted(
             (s for s in self.sessions if s.status == "committed"), key=lambda s: s.session
         )
+
+    def has_session_log(self) -> bool:
+        """Whether the session records are the run's own account of its sessions (read from a
+        ledger or run file), so an empty list means "no session committed". A bare snapshot
+        built in code (no records, no failures, no metadata) has none."""
+        return bool(self.sessions or self.failed or self.meta)
+
+    def counted(self) -> bool:
+        """Whether the run enters aggregates: it committed a session, or it is a bare snapshot.
+        A run that committed none has nothing to count (its snapshot is the seed alone)."""
+        return bool(self.committed_sessions()) or not self.has_session_log()
 
     def questions_by_session(self) -> dict[int, list[str]]:
         """The questions each committed session raised, in session order (for similarity)."""
@@ -141,7 +165,11 @@ class RunData(BaseModel):
             RunSession.model_validate(r.model_dump(mode="json", exclude=_HEAVY))
             for r in ledger.session_records()
         ]
+        options = meta_d.get("options") or {}
+        planned = options.get("planned_sessions") if isinstance(options, dict) else None
         return cls(
+            failed=[FailedAttempt.model_validate(f) for f in ledger.failed_sessions()],
+            planned_sessions=planned if isinstance(planned, int) and planned > 0 else None,
             config=str(meta_d.get("config", "")),
             run_id=str(meta_d.get("name") or Path(ledger.path).name),
             contract=str(meta_d.get("contract", "")),

@@ -22,6 +22,7 @@ from curiosity_tui.analysis.aggregate import (
     fmt,
     fmt_interval,
 )
+from curiosity_tui.analysis.completeness import Completeness, completeness
 from curiosity_tui.analysis.correlation import Correlation, checks_vs_actions
 from curiosity_tui.analysis.correlation import pooled as pooled_correlation
 from curiosity_tui.analysis.registry import Registry
@@ -115,6 +116,8 @@ class MetricsDoc(BaseModel):
     decisions: dict[str, DecisionCount] = Field(default_factory=dict)
     #: similarity reference points (§4): supplied sets, then each configuration's own
     reference: list[ReferencePoint] = Field(default_factory=list)
+    #: runs with fewer committed sessions than planned (those with none are not counted)
+    completeness: Completeness = Field(default_factory=Completeness)
 
 
 def order_configs(configs: Sequence[str]) -> list[str]:
@@ -163,6 +166,7 @@ def build(
             decisions=sum(1 for d in ds if d in ("PRESERVE", "ANSWER")),
         )
     return MetricsDoc(
+        completeness=completeness(runs),
         decisions=decisions,
         regen_dup_share_pooled=pooled,
         reference=points,
@@ -242,6 +246,21 @@ def _report_tables(doc: MetricsDoc) -> list[str]:
     return out
 
 
+def unfinished_section(done: Completeness) -> list[str]:
+    """ "Runs that did not finish", per configuration; nothing when every run finished."""
+    if done.complete:
+        return []
+    out = ["# Runs that did not finish (committed sessions / planned)", ""]
+    out += [f"  {line}" for line in done.lines()]
+    out += [
+        "",
+        "Metrics count committed sessions only; a run with none committed is not counted "
+        "(its n is left out of the means below).",
+        "",
+    ]
+    return out
+
+
 def format_tables(
     runs: Sequence[RunData],
     registry: Registry,
@@ -249,7 +268,7 @@ def format_tables(
     pools: Sequence[Sequence[str]] = (),
 ) -> str:
     doc = build(runs, registry, references, pools)
-    out = _report_tables(doc)
+    out = unfinished_section(doc.completeness) + _report_tables(doc)
     out.append("# All registry metrics (mean over runs, n = runs with a value)")
     out.append("")
     groups: dict[str, list[str]] = {}

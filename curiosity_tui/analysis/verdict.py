@@ -29,6 +29,7 @@ from curiosity_tui.analysis.aggregate import (
     group_by_config,
 )
 from curiosity_tui.analysis.chronology import governing_lock
+from curiosity_tui.analysis.completeness import Completeness, ShortRun, completeness
 from curiosity_tui.analysis.lockchain import LockEntry, find_chain, load_verified_chain
 from curiosity_tui.analysis.plan import PilotPlan, parse_plan
 from curiosity_tui.analysis.registry import Registry, default_registry
@@ -57,6 +58,8 @@ class ClauseResult(BaseModel):
     per_run_treatment: list[float | None]
     per_run_control: list[float | None]
     interval: Difference  # printed beside, never consulted
+    #: why this clause rests on incomplete data (runs short of sessions, or missing); [] = complete
+    incomplete: list[str] = Field(default_factory=list)
 
 
 class MetricClauses(BaseModel):
@@ -85,6 +88,18 @@ class Verdict(BaseModel):
     lock: LockRef | None
     by_metric: list[MetricClauses]
     notes: list[str] = Field(default_factory=list)
+    #: runs of the rule's configurations with fewer committed sessions than the plan registered
+    short_runs: list[ShortRun] = Field(default_factory=list)
+
+    @property
+    def incomplete_clauses(self) -> list[str]:
+        """``metric: treatment vs control`` of every clause over incomplete data."""
+        return [
+            f"{mc.metric}: {c.treatment} vs {c.control}"
+            for mc in self.by_metric
+            for c in mc.clauses
+            if c.incomplete
+        ]
 
 
 class ExploratoryRow(BaseModel):
@@ -205,15 +220,13 @@ def evaluate_rule(
         unreg = sum(1 for r in groups.get(cfg, []) if r.unregistered)
         if unreg:
             notes.append(f"{cfg}: {unreg} run(s) were started --unregistered")
-        short = [
-            r.run_id
-            for r in groups.get(cfg, [])
-            if r.sessions and len(r.committed_sessions()) < plan.sessions
-        ]
+    done = completeness([r for cfg in needed for r in groups.get(cfg, [])], plan.sessions)
+    for cfg in needed:
+        short = done.of(cfg)
         if short:
             notes.append(
                 f"{cfg}: fewer than the registered {plan.sessions} sessions committed in "
-                + ", ".join(short)
+                + ", ".join(s.describe() for s in short)
             )
 
     by_metric: list[MetricClauses] = []
@@ -222,6 +235,8 @@ def evaluate_rule(
             _clause(groups.get(t, []), groups.get(c, []), metric, t, c, plan, reg, seed)
             for t, c in plan.rule.pairs
         ]
+        for c in clauses:
+            c.incomplete = _incomplete(c, groups, done, plan.runs)
         by_metric.append(
             MetricClauses(
                 metric=metric,
@@ -256,7 +271,28 @@ def evaluate_rule(
         lock=_ref(lock) if lock else None,
         by_metric=by_metric,
         notes=notes,
+        short_runs=done.short,
     )
+
+
+def _incomplete(
+    clause: ClauseResult,
+    groups: dict[str, list[RunData]],
+    done: Completeness,
+    runs_planned: int,
+) -> list[str]:
+    """Why a clause's two sides rest on incomplete data: runs missing, or short of sessions."""
+    out: list[str] = []
+    for cfg in (clause.treatment, clause.control):
+        present = len(groups.get(cfg, []))
+        if present < runs_planned:
+            out.append(f"{cfg}: {present} of {runs_planned} registered runs present")
+        short = done.of(cfg)
+        if short:
+            empty = sum(1 for s in short if s.empty)
+            text = f"{cfg}: {len(short)} run(s) short of the registered sessions"
+            out.append(text + (f", {empty} with none committed (not counted)" if empty else ""))
+    return out
 
 
 def exploratory(
@@ -370,8 +406,10 @@ def _per_run(vals: Sequence[float | None]) -> str:
 
 def format_verdict(v: Verdict, *, title: str = "Verdict") -> list[str]:
     lock = f"seq {v.lock.seq}, stage {v.lock.stage}, {v.lock.hash[:12]}" if v.lock else "unlocked"
+    affected = v.incomplete_clauses
+    over = f" — over incomplete data ({len(affected)} clause(s) affected)" if affected else ""
     lines = [
-        f"{title}: {_WORD[v.outcome]}   (locked rule: {lock})",
+        f"{title}: {_WORD[v.outcome]}{over}   (locked rule: {lock})",
         f"  rule: {v.rule_kind} over [{', '.join(v.metrics)}], margin {v.margin:g}, "
         f"ties read as {v.ties}, {v.aggregation} over runs",
     ]
@@ -396,8 +434,14 @@ def format_verdict(v: Verdict, *, title: str = "Verdict") -> list[str]:
                 f"{c.control} [{_per_run(c.per_run_control)}]  "
                 f"95% CI {fmt_interval(c.interval)}{no_ci}"
             )
+            if c.incomplete:
+                lines.append("      incomplete data: " + "; ".join(c.incomplete))
     for n in v.notes:
         lines.append(f"  note: {n}")
+    if affected:
+        lines.append(
+            "  This verdict is over incomplete data; the clauses it affects: " + "; ".join(affected)
+        )
     return lines
 
 

@@ -158,6 +158,7 @@ def _build(args: argparse.Namespace) -> int:
         "scheme": scheme.id,
         "notes": res.notes,
         "leakcheck": leaks.model_dump(mode="json"),
+        "scripted": res.manifest.scripted,
     }
     if args.json:
         _print_json(summary)
@@ -172,6 +173,8 @@ def _build(args: argparse.Namespace) -> int:
     print(
         f"key: {res.key_path} (sha256 {res.manifest.key_sha256[:16]}…) — keep it away from raters"
     )
+    if res.manifest.scripted:
+        print("built from scripted runs (no model): practice material, recorded in the manifest")
     for n in res.notes:
         print(f"note: {n}")
     print(format_leaks(leaks, brief=True))

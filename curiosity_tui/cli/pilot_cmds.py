@@ -60,6 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _specs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
     """The plan, its text and every run of it (before sharding)."""
     from curiosity_tui.analysis.prereg import load_plan, lock_metadata, require_lock
+    from curiosity_tui.cli.run_cmds import pilot_options
     from curiosity_tui.protocol.runner import plan_runs
 
     plan, text = load_plan(args.plan)
@@ -75,7 +76,7 @@ def _specs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
         curator_budget=plan.budgets.curator_completion_tokens
         or plan.budgets.session_completion_tokens,
         unregistered=args.unregistered,
-        options=lock_metadata(entry),
+        options=pilot_options(lock_metadata(entry), args, plan.sessions),
     )
     return plan, text, specs
 

@@ -27,7 +27,8 @@ def endpoint_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--scripted",
         action="store_true",
-        help="use the built-in scripted model server on 127.0.0.1 (offline; replies are labelled scripted)",
+        help="use the built-in scripted model server on 127.0.0.1 (offline; replies are drawn "
+        "per run from a research bank; the run's metadata records scripted)",
     )
     g.add_argument(
         "--max-rpm", type=float, help="at most this many requests a minute (all runs together)"
@@ -77,10 +78,10 @@ def model_client(args: argparse.Namespace, default_model: str | None) -> Iterato
     _rate_limits(args)
 
     if getattr(args, "scripted", False):
-        from curiosity_tui.protocol.demo import DemoResponder
+        from curiosity_tui.protocol.research import ResearchResponder
         from curiosity_tui.protocol.scripted_server import ScriptedServer
 
-        with ScriptedServer(responder=DemoResponder()) as srv:
+        with ScriptedServer(responder=ResearchResponder()) as srv:
             yield ModelClient(
                 base_url=srv.base_url,
                 api_key="scripted",
@@ -215,6 +216,18 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     print(f"{args.ledger}: {result.sessions_done} session(s) committed")
     return 0
+
+
+def pilot_options(
+    options: dict[str, Any], args: argparse.Namespace, sessions: int
+) -> dict[str, Any]:
+    """A pilot run's RunMeta.options: the lock, the sessions planned per run, and ``scripted``
+    when the replies come from the built-in scripted server (analysis and packs read both)."""
+    out = dict(options)
+    out["planned_sessions"] = sessions
+    if getattr(args, "scripted", False):
+        out["scripted"] = True
+    return out
 
 
 def _demo(args: argparse.Namespace) -> int:

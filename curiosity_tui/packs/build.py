@@ -193,6 +193,7 @@ class RunMaterial:
     later_input: str  # already neutral; "" for the no-store arms
     later_output: str
     sources: list[tuple[str, str]] = field(default_factory=list)  # (title, text)
+    scripted: bool = False  # the run's metadata says its replies came from the scripted server
 
 
 class _LedgerLike(Protocol):  # pragma: no cover - typing aid
@@ -235,6 +236,7 @@ def material_from_ledger(path: str | Path, *, first: int = 1, later: int = 5) ->
             later_input=later_input,
             later_output=strip_labels(recs[later].output_text),
             sources=sources,
+            scripted=bool(meta.options.get("scripted")),
         )
     finally:
         led.close()
@@ -318,6 +320,7 @@ def build_pack(
     )
     rng.shuffle(staged)
     key_bytes, ib, manifest = _seal(staged, scheme, seed, key_path, expected_raters, min_raters)
+    manifest.scripted = any(m.scripted for m in materials)
     _write_pack(packdir, key_path, key_bytes, ib, manifest, n_controls)
     configs: dict[str, int] = {}
     for m in materials:

@@ -80,6 +80,11 @@ class PackManifest(BaseModel):
     key_name: str = Field(description="file name of the key (not opened by raters)")
     expected_raters: list[str] = Field(default_factory=list)
     min_raters: int = 2
+    scripted: bool = Field(
+        default=False,
+        description="built from runs whose replies came from the built-in scripted server, "
+        "not a model (practice material); the items themselves do not say so",
+    )
 
 
 class KeyEntry(BaseModel):

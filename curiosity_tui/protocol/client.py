@@ -40,6 +40,7 @@ from pydantic import BaseModel, ValidationError
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger.models import CallRecord
 from curiosity_tui.protocol import ratelimit
+from curiosity_tui.protocol.run_context import run_headers
 from curiosity_tui.textsafe import replace_unstorable, replace_unstorable_in
 
 T = TypeVar("T")
@@ -262,7 +263,9 @@ class ModelClient:
         return text
 
     def _headers(self, kind: str, session: int) -> dict[str, str]:
-        return {"X-Curiosity-Call": kind, "X-Curiosity-Session": str(session)}
+        headers = {"X-Curiosity-Call": kind, "X-Curiosity-Session": str(session)}
+        headers.update(run_headers())  # X-Curiosity-Run, when a runner set one
+        return headers
 
     async def _with_retries(self, make: Callable[[], Awaitable[T]]) -> tuple[T, int]:
         retries = 0

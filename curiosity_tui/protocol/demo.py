@@ -3,7 +3,8 @@
 :class:`DemoResponder` answers every call kind with a schema-valid reply built
 deterministically from the request (it reads node ids out of the rendering it was sent), so
 sessions really happen — against the real HTTP server and the real ``openai`` client — without
-a key. Everything it says is labelled scripted; none of it is a model's work.
+a key. Everything it says is labelled scripted (``label``; the example workspace passes "" and
+records the label in the run metadata instead); none of it is a model's work.
 
 The judge-after verdicts alternate by session so that both PRESERVE and ANSWER occur.
 """
@@ -63,10 +64,16 @@ class DemoResponder:
     """``responder(kind, session, body)`` for :class:`ScriptedServer`."""
 
     def __init__(
-        self, *, preserve_sessions: tuple[int, ...] = (1, 2, 4), candidate_words: int = 60
+        self,
+        *,
+        preserve_sessions: tuple[int, ...] = (1, 2, 4),
+        candidate_words: int = 60,
+        label: str = SCRIPTED_LABEL,
     ) -> None:
         self.preserve_sessions = preserve_sessions
         self.candidate_words = candidate_words
+        #: prefixed to every text it writes; "" when the run's metadata carries the label
+        self.tag = f"{label} " if label else ""
         self._seen: dict[str, int] = {}
         self._lock = threading.Lock()
 
@@ -79,7 +86,7 @@ class DemoResponder:
     # free text --------------------------------------------------------------
     def _answer(self, s: int, text: str, body: dict[str, Any]) -> str:
         return (
-            f"{SCRIPTED_LABEL} Session {s}: the press accelerated the Reformation's spread, but "
+            f"{self.tag}Session {s}: the press accelerated the Reformation's spread, but "
             "causation runs through princes, preachers and prior reform movements as well."
         )
 
@@ -90,14 +97,14 @@ class DemoResponder:
             self._seen[key] = n + 1
         topic = _TOPICS[_pick(f"{key}:{n}", len(_TOPICS))]
         words = " ".join(["evidence"] * max(0, self.candidate_words - 20))
-        return f"{SCRIPTED_LABEL} candidate {n}: the answer turns on {topic}. {words}"
+        return f"{self.tag}candidate {n}: the answer turns on {topic}. {words}"
 
     # structured --------------------------------------------------------------
     def _self_ask(self, s: int, text: str, body: dict[str, Any]) -> dict[str, Any]:
         ids = _ids(text)
         qs = [
             {
-                "text": f"{SCRIPTED_LABEL} What does {_TOPICS[(s + i) % len(_TOPICS)]} show about the seed (s{s})?",
+                "text": f"{self.tag}What does {_TOPICS[(s + i) % len(_TOPICS)]} show about the seed (s{s})?",
                 "parent": ids[i % len(ids)] if ids else None,
             }
             for i in range(2)
@@ -108,7 +115,7 @@ class DemoResponder:
             [
                 {
                     "node": ids[0],
-                    "text": f"{SCRIPTED_LABEL} fact noted in session {s}.",
+                    "text": f"{self.tag}fact noted in session {s}.",
                     "source_id": None,
                 }
             ]
@@ -116,8 +123,7 @@ class DemoResponder:
             else []
         )
         actions = [
-            {"node": i, "action": "work", "note": f"{SCRIPTED_LABEL} developed {i}."}
-            for i in ids[1:3]
+            {"node": i, "action": "work", "note": f"{self.tag}developed {i}."} for i in ids[1:3]
         ]
         return {"questions": qs, "facts": facts, "actions": actions}
 
@@ -152,14 +158,14 @@ class DemoResponder:
             return {
                 "fact_id": rid.group(1) if rid else "r1",
                 "satisfied": True,
-                "evidence": f"{SCRIPTED_LABEL} the retrieved source states it.",
+                "evidence": f"{self.tag}the retrieved source states it.",
                 "source_id": src.group(1),
                 "passage": sentence,
             }
         return {
             "fact_id": rid.group(1) if rid else "r1",
             "satisfied": False,
-            "evidence": f"{SCRIPTED_LABEL} nothing on file establishes this yet.",
+            "evidence": f"{self.tag}nothing on file establishes this yet.",
             "source_id": None,
             "passage": None,
         }
@@ -175,38 +181,36 @@ class DemoResponder:
                     {
                         "fact_id": rid,
                         "satisfied": False,
-                        "evidence": f"{SCRIPTED_LABEL} not yet established.",
+                        "evidence": f"{self.tag}not yet established.",
                         "source_id": None,
                         "passage": None,
                     }
                 )
         living = [
             {
-                "text": f"{SCRIPTED_LABEL} How does {_TOPICS[(s * 2 + i) % len(_TOPICS)]} bear on {focus} (s{s})?",
+                "text": f"{self.tag}How does {_TOPICS[(s * 2 + i) % len(_TOPICS)]} bear on {focus} (s{s})?",
                 "parent": focus,
             }
             for i in range(1 + s % 2)
         ]
         return {
-            "answer": None if preserve else f"{SCRIPTED_LABEL} Answer to {focus} in session {s}.",
+            "answer": None if preserve else f"{self.tag}Answer to {focus} in session {s}.",
             "actions": [
-                {"node": i, "action": "work", "note": f"{SCRIPTED_LABEL} returned to {i}."}
+                {"node": i, "action": "work", "note": f"{self.tag}returned to {i}."}
                 for i in ids[:1]
             ],
             "new_questions": [
-                {"text": f"{SCRIPTED_LABEL} A further question from session {s}?", "parent": focus}
+                {"text": f"{self.tag}A further question from session {s}?", "parent": focus}
             ]
             if s % 2
             else [],
             "open_layer": {
-                "node_status": f"{SCRIPTED_LABEL} {focus} stays open after session {s}."
+                "node_status": f"{self.tag}{focus} stays open after session {s}."
                 if preserve
-                else f"{SCRIPTED_LABEL} {focus} answered.",
+                else f"{self.tag}{focus} answered.",
                 "living_questions": living,
                 "return_condition": {
-                    "required_facts": [
-                        f"{SCRIPTED_LABEL} a count of {_TOPICS[s % len(_TOPICS)]} (s{s})"
-                    ],
+                    "required_facts": [f"{self.tag}a count of {_TOPICS[s % len(_TOPICS)]} (s{s})"],
                     "required_actions": ["compare two cities' output"],
                     "closure_test": "the count is on file from a source",
                 }
@@ -216,7 +220,7 @@ class DemoResponder:
             "facts": [
                 {
                     "node": focus,
-                    "text": f"{SCRIPTED_LABEL} asserted fact from session {s}.",
+                    "text": f"{self.tag}asserted fact from session {s}.",
                     "source_id": None,
                 }
             ],
@@ -235,7 +239,7 @@ class DemoResponder:
                     "node": ids[-1],
                     "priority": 1,
                     "into": None,
-                    "reason": f"{SCRIPTED_LABEL} the newest line deserves a turn.",
+                    "reason": f"{self.tag}the newest line deserves a turn.",
                 }
             ]
         }

@@ -23,6 +23,7 @@ from curiosity_tui.ledger.render import render_session_input
 from curiosity_tui.protocol import prompts
 from curiosity_tui.protocol.client import ModelCallError, ModelClient
 from curiosity_tui.protocol.configs import get_configuration
+from curiosity_tui.protocol.run_context import CURRENT_RUN
 from curiosity_tui.protocol.schemas import CuratorResponse
 from curiosity_tui.protocol.session import SessionFailure, SessionSettings, run_session
 
@@ -118,6 +119,9 @@ async def run_ledger(
     """Run sessions until ``sessions`` are committed (resuming after the last committed one).
     Stops at the first failed session (recorded), so a later call resumes from it."""
     meta = led.meta
+    # every call below carries the run's name (X-Curiosity-Run); a task's own context, so
+    # concurrent runs sharing one client do not see each other's name
+    CURRENT_RUN.set(meta.name or led.path.name)
     st = settings or SessionSettings.from_meta(meta)
     config = get_configuration(meta.config)
     result = RunResult(ledger=led.path.name, sessions_done=led.last_session)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import inspect
 import json
 import re
 import struct
@@ -123,8 +124,19 @@ class Script(BaseModel):
             raise InputError(f"invalid script {path}: {where}: {first['msg']}") from exc
 
 
-Responder = Callable[[str, int | None, dict[str, Any]], ReplyContent | Reply | None]
-"""responder(kind, session, request_json) -> reply, a Reply (to inject faults), or None to fall through."""
+Responder = Callable[..., ReplyContent | Reply | None]
+"""responder(kind, session, request_json) -> reply, a Reply (to inject faults), or None to fall
+through. A responder whose signature has a ``run`` parameter also gets the request's
+``X-Curiosity-Run`` header (``""`` when absent) as ``run=``: seeded responders draw from it."""
+
+
+def _takes_run(responder: Responder | None) -> bool:
+    if responder is None:
+        return False
+    try:
+        return "run" in inspect.signature(responder).parameters
+    except (TypeError, ValueError):  # builtins without a signature
+        return False
 
 
 class RecordedRequest(BaseModel):
@@ -135,6 +147,10 @@ class RecordedRequest(BaseModel):
     @property
     def kind(self) -> str | None:
         return self.headers.get("x-curiosity-call")
+
+    @property
+    def run(self) -> str | None:
+        return self.headers.get("x-curiosity-run")
 
     @property
     def session(self) -> int | None:
@@ -167,6 +183,7 @@ class ScriptedServer:
     ) -> None:
         self.script = script or Script()
         self.responder = responder
+        self._responder_takes_run = _takes_run(responder)
         self.latency_ms = latency_ms
         self.supports_json_schema = supports_json_schema
         self.accepts_max_tokens = accepts_max_tokens
@@ -241,7 +258,9 @@ class ScriptedServer:
         with self._lock:
             self.requests.append(RecordedRequest(path=path, headers=headers, body=body))
 
-    def _select(self, kind: str, session: int | None, body: dict[str, Any]) -> Reply | None:
+    def _select(
+        self, kind: str, session: int | None, body: dict[str, Any], run: str = ""
+    ) -> Reply | None:
         with self._lock:
             for i, rule in enumerate(self.script.rules):
                 if rule.kind != kind or (rule.session is not None and rule.session != session):
@@ -251,7 +270,10 @@ class ScriptedServer:
                 self._used[i] += 1
                 return Reply.model_validate(rule.model_dump(include=set(Reply.model_fields)))
         if self.responder is not None:
-            got = self.responder(kind, session, body)
+            if self._responder_takes_run:
+                got = self.responder(kind, session, body, run=run)
+            else:
+                got = self.responder(kind, session, body)
             if got is not None:
                 return got if isinstance(got, Reply) else Reply(reply=got)
         default = self.script.defaults.get(kind)
@@ -290,7 +312,7 @@ class ScriptedServer:
                 "Unsupported parameter: 'max_tokens' is not supported with this model. "
                 "Use 'max_completion_tokens' instead.",
             )
-        reply = self._select(kind, session, body)
+        reply = self._select(kind, session, body, headers.get("x-curiosity-run", ""))
         if reply is None:
             raise _HTTPError(
                 400, f"scripted server: no reply scripted for kind={kind!r} session={session}"

@@ -123,6 +123,9 @@ class BrowserScreen(AppScreen):
             f"{meta.config} · {meta.contract} · curator {meta.curator} · "
             f"{view.last_session} session(s)"
         )
+        # a scripted run is labelled here and in its metadata, never inside its texts
+        if meta.options.get("scripted"):
+            self.sub_title += " · scripted replies, no model"
         tree = self.query_one(LedgerTree)
         tree.loading = False
         cursor = self.pending_node or tree.current_id

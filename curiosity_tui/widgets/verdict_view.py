@@ -141,6 +141,9 @@ def verdict_block(v: Verdict, title: str, head_id: str, table_id: str) -> list[W
     lock = f"seq {v.lock.seq}, stage {v.lock.stage}, {v.lock.hash[:12]}" if v.lock else "unlocked"
     head = Text(f"{title}: ", style="bold", end="")
     head.append(OUTCOME_WORD[v.outcome], style=style)
+    affected = v.incomplete_clauses
+    if affected:
+        head.append(f" — over incomplete data ({len(affected)} clause(s))", style="bold yellow")
     head.append(f"   (locked rule: {clean(lock, oneline=True)})", style="dim")
     rule = Text(
         f"rule: {v.rule_kind} over [{', '.join(v.metrics)}], margin {v.margin:g}, "
@@ -159,6 +162,9 @@ def verdict_block(v: Verdict, title: str, head_id: str, table_id: str) -> list[W
     out.append(table)
     for n in v.notes:
         out.append(Static(lit(f"note: {n}", "yellow"), classes="an-note"))
+    if affected:
+        text = "over incomplete data, the clauses it affects: " + "; ".join(affected)
+        out.append(Static(lit(text, "yellow"), classes="an-note"))
     return out
 
 

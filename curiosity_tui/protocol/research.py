@@ -1,0 +1,335 @@
+"""A seeded scripted model that reads like an investigation of the seed question (offline pilots).
+
+:class:`ResearchResponder` answers every call kind for :class:`ScriptedServer` with a reply
+drawn from a research bank (``protocol/scripts/reformation.json``: sub-questions, stated facts,
+framings, dependencies, requirements, answer sentences; some requirements are stated by the
+example source, the others by none). Every draw comes from a random stream seeded by the run
+(``X-Curiosity-Run``), the session and the call kind, so:
+
+- the same run replayed gives the same replies (deterministic);
+- two runs of one configuration differ in content, counts and Δ, as real runs do.
+
+The replies carry no "scripted" label: the label lives in the run metadata
+(``options.scripted``), the app's header and the pack manifest, so a rater practising on the
+example workspace reads plain research text. Node ids are read from the prompt, as a model
+would, so every reply names ids that exist.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import threading
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from curiosity_tui.protocol.demo import _focus, _ids, _required, _user_text
+
+BANK_FILE = "reformation.json"
+
+
+class Requirement(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    supported: bool
+    evidence: str | None = Field(
+        default=None, description="The example source's sentence that states it (supported only)."
+    )
+
+
+class Topic(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    keys: list[str]
+    questions: list[str]
+    facts: list[str]
+    claims: list[str]
+    framing: str
+    dependency: str
+    requirements: list[Requirement]
+
+
+class Bank(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    seed: str
+    about: str = ""
+    topics: list[Topic]
+    actions: list[str]
+    closure_tests: list[str]
+    work_notes: list[str]
+    status_open: list[str]
+    status_answered: list[str]
+    curator_reasons: list[str]
+    openings: list[str]
+
+    def topic_for(self, text: str, rng: random.Random) -> Topic:
+        """The topic whose keys the text mentions most; a drawn one when it mentions none."""
+        words = set(re.findall(r"[a-z0-9]+", text.lower()))
+        scored = [(sum(1 for k in t.keys if k in words), i) for i, t in enumerate(self.topics)]
+        best = max(scored)
+        if best[0] == 0:
+            return rng.choice(self.topics)
+        return self.topics[best[1]]
+
+    def requirement(self, text: str) -> Requirement | None:
+        for t in self.topics:
+            for r in t.requirements:
+                if r.text == text.strip():
+                    return r
+        return None
+
+
+@lru_cache(maxsize=4)
+def load_bank(name: str = BANK_FILE) -> Bank:
+    raw = resources.files("curiosity_tui.protocol").joinpath("scripts", name).read_text("utf-8")
+    return Bank.model_validate(json.loads(raw))
+
+
+def stream(run: str, session: int, kind: str, extra: str = "") -> random.Random:
+    """The random stream of one call: seeded by run, session and call kind (and ``extra``)."""
+    key = f"{run}\x1f{session}\x1f{kind}\x1f{extra}".encode()
+    return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+
+
+def _question_line(text: str) -> str:
+    m = re.search(r"^Question: (.+)$", text, flags=re.M)
+    return m.group(1) if m else ""
+
+
+def _sample(rng: random.Random, items: list[Any], lo: int, hi: int) -> list[Any]:
+    k = min(len(items), rng.randint(lo, hi))
+    return rng.sample(items, k)
+
+
+class ResearchResponder:
+    """``responder(kind, session, body, run=...)`` for :class:`ScriptedServer`."""
+
+    def __init__(
+        self, bank: Bank | None = None, *, preserve_share: float = 0.5, supported_only: bool = False
+    ) -> None:
+        self.bank = bank or load_bank()
+        self.preserve_share = preserve_share
+        #: return conditions ask only for what the example source states (the evidence example)
+        self.supported_only = supported_only
+        self._seen: dict[tuple[str, int, str], int] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, kind: str, session: int | None, body: dict[str, Any], run: str = "") -> Any:
+        handler = getattr(self, "_" + kind.replace("-", "_"), None)
+        if handler is None:
+            return None
+        s = session or 0
+        text = _user_text(body)
+        return handler(stream(run, s, kind, self._nth(run, s, kind, text)), text)
+
+    def _nth(self, run: str, s: int, kind: str, text: str) -> str:
+        """Repeated identical requests (the three candidates) draw the 1st, 2nd, 3rd stream."""
+        digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+        with self._lock:
+            n = self._seen.get((run, s, digest), 0)
+            self._seen[(run, s, digest)] = n + 1
+        return f"{digest}:{n}"
+
+    # -- pieces ---------------------------------------------------------------
+    def _questions(self, rng: random.Random, lo: int, hi: int) -> list[str]:
+        pool = [q for t in self.bank.topics for q in t.questions]
+        return _sample(rng, pool, lo, hi)
+
+    def _claims(self, rng: random.Random, topic_text: str, lo: int, hi: int) -> str:
+        topic = self.bank.topic_for(topic_text, rng)
+        other = rng.choice(self.bank.topics)
+        claims = _sample(rng, topic.claims, lo, hi)
+        if other is not topic and rng.random() < 0.5:
+            claims.append(rng.choice(other.claims))
+        return " ".join([rng.choice(self.bank.openings), *claims])
+
+    def _facts(
+        self, rng: random.Random, nodes: list[str], lo: int, hi: int
+    ) -> list[dict[str, Any]]:
+        if not nodes:
+            return []
+        pool = [f for t in self.bank.topics for f in t.facts]
+        return [
+            {"node": rng.choice(nodes), "text": f, "source_id": None}
+            for f in _sample(rng, pool, lo, hi)
+        ]
+
+    def _work(self, rng: random.Random, nodes: list[str], lo: int, hi: int) -> list[dict[str, Any]]:
+        return [
+            {"node": n, "action": "work", "note": rng.choice(self.bank.work_notes)}
+            for n in _sample(rng, nodes, lo, hi)
+        ]
+
+    # -- free text ------------------------------------------------------------
+    def _answer(self, rng: random.Random, text: str) -> str:
+        return self._claims(rng, text, 2, 3)
+
+    def _candidate(self, rng: random.Random, text: str) -> str:
+        return self._claims(rng, _question_line(text), 2, 3)
+
+    # -- structured -----------------------------------------------------------
+    def _self_ask(self, rng: random.Random, text: str) -> dict[str, Any]:
+        ids = _ids(text)
+        questions = self._questions(rng, 1, 3)
+        if "question store" not in text:
+            return {"questions": [{"text": q, "parent": None} for q in questions]}
+        return {
+            "questions": [
+                {"text": q, "parent": rng.choice(ids) if ids and rng.random() < 0.8 else None}
+                for q in questions
+            ],
+            "facts": self._facts(rng, ids, 0, 2),
+            "actions": self._work(rng, ids, 0, 2),
+        }
+
+    def _judge_before(self, rng: random.Random, text: str) -> dict[str, Any]:
+        topics = self.bank.topics
+        return {
+            "framings": [t.framing for t in _sample(rng, topics, 3, 5)],
+            "dependencies": [t.dependency for t in _sample(rng, topics, 4, 8)],
+        }
+
+    def _judge_after(self, rng: random.Random, text: str) -> dict[str, Any]:
+        f_ids = re.findall(r"^(F\d+): ", text, flags=re.M)
+        d_ids = re.findall(r"^(D\d+): ", text, flags=re.M)
+        if rng.random() < self.preserve_share:  # the answer settles much: Δ well below −ε
+            nf, nd = rng.randint(len(f_ids) // 2, len(f_ids)), rng.randint(1, max(1, len(d_ids)))
+        else:  # it settles little: Δ above −ε
+            nf, nd = rng.randint(0, 1), rng.randint(0, 1)
+        gone_f = set(rng.sample(f_ids, min(nf, len(f_ids))))
+        gone_d = set(rng.sample(d_ids, min(nd, len(d_ids))))
+        return {
+            "framings": [
+                {"id": i, "verdict": "excluded_or_settled" if i in gone_f else "viable"}
+                for i in f_ids
+            ],
+            "dependencies": [
+                {"id": i, "verdict": "excluded_or_settled" if i in gone_d else "viable"}
+                for i in d_ids
+            ],
+        }
+
+    def _checker(self, rng: random.Random, text: str) -> dict[str, Any]:
+        m = re.search(r"Required fact (r\d+): (.+)", text)
+        rid, rtext = (m.group(1), m.group(2)) if m else ("r1", "")
+        req = self.bank.requirement(rtext)
+        for sm in re.finditer(r"\[source ([0-9a-f]{64})\]\n(.+)", text):
+            if req is not None and req.evidence and req.evidence in sm.group(2):
+                return {
+                    "fact_id": rid,
+                    "satisfied": True,
+                    "evidence": "The retrieved source states it directly.",
+                    "source_id": sm.group(1),
+                    "passage": req.evidence,
+                }
+        return {
+            "fact_id": rid,
+            "satisfied": False,
+            "evidence": rng.choice(
+                [
+                    "No source on file states this; it remains an estimate.",
+                    "The passages retrieved do not address this requirement.",
+                    "Nothing on file establishes this yet.",
+                ]
+            ),
+            "source_id": None,
+            "passage": None,
+        }
+
+    def _return_condition(self, rng: random.Random, focus_text: str) -> dict[str, Any]:
+        topic = self.bank.topic_for(focus_text, rng)
+        reqs = [r.text for r in topic.requirements]
+        extra = rng.choice(self.bank.topics).requirements
+        if rng.random() < 0.5:
+            reqs.append(rng.choice(extra).text)
+        if self.supported_only:
+            reqs = [r.text for t in self.bank.topics for r in t.requirements if r.supported]
+        return {
+            "required_facts": list(dict.fromkeys(_sample(rng, reqs, 1, 2))),
+            "required_actions": _sample(rng, self.bank.actions, 1, 2),
+            "closure_test": rng.choice(self.bank.closure_tests),
+        }
+
+    def _pilot01_checks(self, rng: random.Random, text: str) -> list[dict[str, Any]]:
+        if "Dependency checks: for each required fact" not in text:
+            return []
+        return [
+            {
+                "fact_id": rid,
+                "satisfied": rng.random() < 0.25,  # pilot-01 lets the model certify itself
+                "evidence": rng.choice(self.bank.topics).claims[0],
+                "source_id": None,
+                "passage": None,
+            }
+            for rid in _required(text)
+        ]
+
+    def _deliverable(self, rng: random.Random, text: str) -> dict[str, Any]:
+        focus = _focus(text) or "q1"
+        m = re.search(r"Focus this session: q\d+: (.+)", text)
+        focus_text = m.group(1) if m else ""
+        others = [i for i in _ids(text) if i != focus]
+        preserve = "Decision: <PRESERVE>" in text
+        actions = self._work(rng, others, 0, 2)
+        if others and rng.random() < 0.15:
+            actions.append(
+                {
+                    "node": rng.choice(others),
+                    "action": "close",
+                    "note": "Answered by the facts on file.",
+                }
+            )
+        statuses = self.bank.status_open if preserve else self.bank.status_answered
+        return {
+            "answer": None if preserve else self._claims(rng, focus_text, 2, 3),
+            "actions": actions,
+            "new_questions": [
+                {"text": q, "parent": rng.choice([focus, *others])}
+                for q in self._questions(rng, 0, 2)
+            ],
+            "open_layer": {
+                "node_status": rng.choice(statuses).format(focus=focus),
+                "living_questions": [
+                    {"text": q, "parent": focus} for q in self._questions(rng, 1, 3)
+                ],
+                "return_condition": self._return_condition(rng, focus_text) if preserve else None,
+            },
+            "facts": self._facts(rng, [focus, *others], 0, 2),
+            "checks": self._pilot01_checks(rng, text),
+            "downgrade_proposals": [],
+        }
+
+    def _curator(self, rng: random.Random, text: str) -> dict[str, Any]:
+        ids = [i for i in _ids(text) if i != "q1"]
+        if not ids or rng.random() < 0.2:
+            return {"actions": []}
+        reasons = self.bank.curator_reasons
+        actions = [
+            {
+                "action": "prioritise",
+                "node": n,
+                "priority": k + 1,
+                "into": None,
+                "reason": rng.choice(reasons[:3]),
+            }
+            for k, n in enumerate(_sample(rng, ids, 1, 2))
+        ]
+        if len(ids) > 3 and rng.random() < 0.15:
+            actions.append(
+                {
+                    "action": "archive",
+                    "node": ids[-1],
+                    "priority": None,
+                    "into": None,
+                    "reason": reasons[3],
+                }
+            )
+        return {"actions": actions}
