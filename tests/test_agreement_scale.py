@@ -14,7 +14,8 @@ from curiosity_tui.packs.agreement import (
     confusion_matrix,
     question_agreement,
 )
-from curiosity_tui.packs.statistics import bootstrap_question, codes_to_counts
+from curiosity_tui.packs.bootstrap import bootstrap_question
+from curiosity_tui.packs.statistics import codes_to_counts
 
 CATS = ["none", "some", "many"]
 

@@ -33,13 +33,11 @@ from typing import NamedTuple
 import numpy as np
 from pydantic import BaseModel, Field
 
+from curiosity_tui.packs.bootstrap import bootstrap_by_cluster, bootstrap_cohen, bootstrap_question
 from curiosity_tui.packs.statistics import (
     AgreementDataError,
     Estimate,
     Interval,
-    bootstrap_by_cluster,
-    bootstrap_cohen,
-    bootstrap_question,
     codes_to_counts,
     cohen_from_codes,
     cohen_kappa,
