@@ -79,7 +79,7 @@ class AuditScreen(AppScreen):
     AuditScreen Tree { height: 1fr; }
     """
     BINDINGS = [
-        Binding("g", "jump", "Go to node", id="audit.jump"),
+        Binding("o", "jump", "Open node", id="audit.jump"),
         Binding("e", "expand_all", "Expand all", id="audit.expand_all"),
         Binding("r", "reload", "Reload", show=False, id="audit.reload"),
         Binding("escape", "back", "Back", id="audit.back"),

@@ -59,7 +59,7 @@ class BrowserScreen(AppScreen):
         Binding("C", "next_changed(-1)", "Previous change", show=False, id="browser.prev_changed"),
         Binding("v", "rendering", "Session input", id="browser.rendering"),
         Binding("tab", "switch_pane", "Tree/detail", show=False, id="browser.switch"),
-        Binding("a", "audit", "Audit", id="browser.audit"),
+        Binding("A", "audit", "Audit", id="browser.audit"),
         Binding("d", "downgrades", "Downgrades", id="browser.downgrades"),
         Binding("r", "reload", "Reload", show=False, id="browser.reload"),
         Binding("escape", "back", "Back", id="browser.back"),

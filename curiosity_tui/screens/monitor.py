@@ -94,7 +94,7 @@ class RunMonitorScreen(AppScreen):
     """
     BINDINGS = [
         Binding("b", "browse", "Browse ledger", id="monitor.browse"),
-        Binding("s", "stop", "Stop run", id="monitor.stop"),
+        Binding("ctrl+x", "stop", "Stop run", id="monitor.stop"),
         Binding("escape", "back", "Workspace", id="monitor.back"),
     ]
 
@@ -290,6 +290,6 @@ class RunMonitorScreen(AppScreen):
 
     def action_back(self) -> None:
         if not self.finished:
-            self.notify("The run is still going; s stops it, ctrl+q quits (the run can resume).")
+            self.notify("The run is still going; ctrl+x stops it, q quits (the run can resume).")
             return
         self.dismiss()

@@ -102,13 +102,12 @@ class WorkspaceScreen(AppScreen):
         Binding("slash", "filter", "Filter", id="workspace.filter"),
         Binding("s", "sort", "Sort", id="workspace.sort"),
         Binding("S", "reverse", "Reverse sort", show=False, id="workspace.reverse"),
-        Binding("a", "audit", "Audit", id="workspace.audit"),
+        Binding("A", "audit", "Audit", id="workspace.audit"),
         Binding("d", "downgrades", "Downgrades", id="workspace.downgrades"),
         Binding("m", "metrics", "Metrics", id="workspace.metrics"),
         Binding("g", "agreement", "Agreement", id="workspace.agreement"),
         Binding("r", "refresh", "Refresh", id="workspace.refresh"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="workspace.clear"),
-        Binding("q", "app.quit", "Quit", id="workspace.quit"),
     ]
 
     def __init__(self, root: Path) -> None:
