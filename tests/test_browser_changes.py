@@ -20,7 +20,9 @@ from curiosity_tui.ledger.events import (
     ReturnConditionRevised,
     SessionStarted,
 )
+from curiosity_tui.ledger.models import CallRecord
 from curiosity_tui.screens.browser import BrowserScreen
+from curiosity_tui.screens.rendering import RenderingScreen
 from curiosity_tui.widgets.node_tree import LedgerTree
 
 
@@ -29,7 +31,14 @@ def revised(path: Path) -> Path:
     (r1 retired, r2 carried, r3 added), checks r3 and lets q2 go dormant."""
     build_example(path, markup=False)
     with Ledger.open(path, write=True) as led:
-        rec = _record(led, 4, "q1", "PRESERVE")
+        call = CallRecord(
+            kind="focus",
+            model="scripted",
+            session=4,
+            request_text="FOCUS INPUT: q1 and its return condition",
+            response_text='{"focus": "q1", "why": "[bold]raw[/] reply"}',
+        )
+        rec = _record(led, 4, "q1", "PRESERVE").model_copy(update={"calls": [call]})
         with led.batch(4) as b:
             b.emit(SessionStarted(focus="q1", config="C+cur"))
             b.emit(
@@ -185,3 +194,69 @@ async def test_tree_filters_by_status_and_by_change(ledger: Path) -> None:
         await pilot.press("down")
         await pilot.pause()
         assert tree.current_id == "q2" and "status open → dormant" in body(app)
+
+
+async def test_v_shows_each_call_input_beside_its_raw_reply(ledger: Path) -> None:
+    app = make_app(ledger.parent, ledger=ledger)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.press("left_square_bracket", "v")  # session 4's input
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RenderingScreen)
+        assert not screen.query_one("#reply-pane").has_class("shown")
+        for _ in range(len(screen._kinds())):
+            if "call 1 of 1" in str(screen.query_one("#rendering-title", Static).render()):
+                break
+            await pilot.press("i")
+            await pilot.pause()
+        title = str(screen.query_one("#rendering-title", Static).render())
+        assert "call 1 of 1: focus" in title and "the model's raw reply" in title
+        left = str(screen.query_one("#rendering-body", Static).render())
+        right = str(screen.query_one("#reply-body", Static).render())
+        assert left == "FOCUS INPUT: q1 and its return condition"
+        assert right == '{"focus": "q1", "why": "[bold]raw[/] reply"}'  # literal, not markup
+        assert screen.query_one("#reply-pane").has_class("shown")
+        input_pane, reply_pane = screen.query_one("#input-pane"), screen.query_one("#reply-pane")
+        assert reply_pane.region.x > input_pane.region.x  # side by side
+        assert reply_pane.region.y == input_pane.region.y
+
+
+async def test_audit_sentence_wraps_and_enter_shows_the_whole_event(ledger: Path) -> None:
+    from textual.widgets import Tree
+
+    from curiosity_tui.screens.audit import AuditScreen, EventLeaf
+
+    app = make_app(ledger.parent, ledger=ledger)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.press("A")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, AuditScreen)
+        retired = next(f for f in screen.report.findings if f.kind == "retired_after_unverified")
+        tree = screen.query_one(Tree)
+        node = tree.root.children[screen.report.findings.index(retired)]
+        node.expand()
+        await pilot.pause()
+        kids = list(node.children)
+        first_event = next(i for i, c in enumerate(kids) if isinstance(c.data, EventLeaf))
+        sentence = [c.label.plain for c in kids[1:first_event]]
+        assert len(sentence) > 1 and all(len(line) <= 90 for line in sentence)
+        words = " ".join(line.strip() for line in sentence)
+        assert words == " ".join(retired.detail.split())  # every word, the seq at the end too
+        leaf = next(c for c in node.children if isinstance(c.data, EventLeaf))
+        tree.move_cursor(leaf)
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        shown = str(screen.query_one("#audit-detail", Static).render())
+        ev = leaf.data.event
+        assert f"seq {ev['seq']}" in shown and ev["kind"] in shown and "…" not in shown
+        for key in ev["data"]:
+            assert f'"{key}"' in shown
+        assert isinstance(app.screen, AuditScreen)  # Enter on a journal line stays here

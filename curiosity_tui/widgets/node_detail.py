@@ -14,7 +14,7 @@ from textual.widgets import Static
 from curiosity_tui.ledger.changes import node_changes, removed_requirements
 from curiosity_tui.ledger.render import mark
 from curiosity_tui.ledger.view import State
-from curiosity_tui.widgets.literal import clean, short
+from curiosity_tui.widgets.literal import clean
 from curiosity_tui.widgets.status import (
     CHANGE_TAG,
     EVIDENCE_STYLE,
@@ -231,7 +231,7 @@ def _downgrades(t: Text, dgs: list[dict[str, Any]]) -> None:
 
 
 def _journal(t: Text, events: list[dict[str, Any]] | None) -> None:
-    """The node's own journal events with their seqs (``None``: still loading)."""
+    """The node's own journal events with their seqs and whole data (``None``: loading)."""
     if events is None:
         _section(t, "Journal")
         t.append(INDENT + "loading…\n", style="dim italic")
@@ -239,11 +239,11 @@ def _journal(t: Text, events: list[dict[str, Any]] | None) -> None:
     _section(t, "Journal", len(events))
     for ev in events:
         data = ev.get("data") or {}
-        summary = short(json.dumps(data, ensure_ascii=False, sort_keys=True), 72)
+        whole = clean(json.dumps(data, ensure_ascii=False, sort_keys=True), oneline=True)
         t.append(f"{INDENT}seq {ev['seq']:>5} s{ev['session']:<2} ", style="dim")
         t.append(ev["kind"], style="bold")
         t.append(f" {clean(ev['actor'], oneline=True)}\n", style="cyan")
-        t.append(f"{INDENT * 3}{summary}\n", style="dim")
+        t.append(f"{INDENT * 3}{whole}\n", style="dim")  # whole: the pane wraps it
 
 
 class NodeDetail(VerticalScroll):
