@@ -167,6 +167,13 @@ async def test_human_curated_run_of_three_sessions(tmp_path: Path, server: Scrip
             "run done",
         )
         assert req.result is not None and req.result.sessions_done == 3 and not req.result.failed
+        await pilot.pause()
+        footer_actions = {b.action for _, b, *_ in app.screen.active_bindings.values()}
+        assert "stop" not in footer_actions and "browse" in footer_actions
+        assert app.screen.check_action("stop", ()) is False  # no stale "Stop run" (item 8)
+        assert "Stop run" not in [
+            str(getattr(k, "description", "")) for k in app.screen.query("FooterKey")
+        ]
 
     events = journal(path)
     human = {e.kind: e for e in events if e.actor == "human:alice"}

@@ -260,3 +260,18 @@ async def test_audit_sentence_wraps_and_enter_shows_the_whole_event(ledger: Path
         for key in ev["data"]:
             assert f'"{key}"' in shown
         assert isinstance(app.screen, AuditScreen)  # Enter on a journal line stays here
+
+
+async def test_closing_search_clears_the_match_line(ledger: Path) -> None:
+    app = make_app(ledger.parent, ledger=ledger)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        screen = app.screen
+        await pilot.press("slash", *"printing", "enter")
+        await pilot.pause()
+        status = screen.query_one("#browser-status", Static)
+        assert "match(es)" in str(status.render())
+        await pilot.press("slash", "escape")
+        await pilot.pause()
+        assert app.screen is screen and "match" not in str(status.render())

@@ -226,7 +226,9 @@ class BrowserScreen(AppScreen):
             return
 
         def done(result: tuple[str, list[str]] | None) -> None:
-            if not result:
+            if not result:  # closed without a pick: no stale "N match(es)" line
+                self.matches, self.match_at = [], -1
+                self._status()
                 return
             nid, matches = result
             self.matches = matches

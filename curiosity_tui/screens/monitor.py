@@ -174,8 +174,13 @@ class RunMonitorScreen(AppScreen):
             self.phase = "done"
         self._paint()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """No "Stop run" in the footer once the run is over."""
+        return not (action == "stop" and self.finished)
+
     def _finished(self, message: str, error: bool) -> None:
         self.finished = True
+        self.refresh_bindings()
         self.t_end = time.perf_counter()
         if self.phase not in ("failed",):
             self.phase = "stopped" if self.request.cancelled else ("error" if error else "done")
