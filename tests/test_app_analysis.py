@@ -154,7 +154,7 @@ async def test_views_by_key_on_the_example_ledgers(expected: dict[str, object]) 
         assert screen.metric == "preserve_share"
         assert screen.query_one("#chart-metric", Select).value == "preserve_share"
         assert bars.chart_text.plain.startswith("preserve_share")
-        await pilot.press("p")
+        await pilot.press("N")
         chart = bars.chart_text.plain
         assert chart.startswith("max_depth")
         for config in configs:

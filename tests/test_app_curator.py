@@ -126,7 +126,7 @@ async def test_human_curated_run_of_three_sessions(tmp_path: Path, server: Scrip
         )
         await pilot.press("escape")
         assert app.screen is cur
-        await pilot.press("c")
+        await pilot.press("ctrl+n")
         await wait_for(
             pilot,
             lambda: isinstance(app.screen, CuratorScreen) and app.screen.after == 2,
@@ -139,7 +139,7 @@ async def test_human_curated_run_of_three_sessions(tmp_path: Path, server: Scrip
         open_rows = [i for i, n in enumerate(cur.rows) if n["status"] == "open" and n["id"] != "q1"]
         table.move_cursor(row=open_rows[-1])
         merged = cur.current_id()
-        await pilot.press("m")
+        await pilot.press("M")
         assert isinstance(app.screen, ReasonScreen)
         await pilot.press(*"q1", "tab", "tab", *"same question as the seed", "ctrl+s")
         await wait_for(pilot, lambda: any(e.kind == "nodes_merged" for e in journal(path)), "merge")
@@ -152,7 +152,7 @@ async def test_human_curated_run_of_three_sessions(tmp_path: Path, server: Scrip
         open_rows = [i for i, n in enumerate(cur.rows) if n["status"] == "open" and n["id"] != "q1"]
         table.move_cursor(row=open_rows[-1])
         archived = cur.current_id()
-        await pilot.press("x", *"off the seed's line", "enter")
+        await pilot.press("X", *"off the seed's line", "enter")
         await wait_for(
             pilot,
             lambda: any(
@@ -160,13 +160,20 @@ async def test_human_curated_run_of_three_sessions(tmp_path: Path, server: Scrip
             ),
             "archive",
         )
-        await pilot.press("c")
+        await pilot.press("ctrl+n")
         await wait_for(
             pilot,
             lambda: isinstance(app.screen, RunMonitorScreen) and app.screen.finished,
             "run done",
         )
         assert req.result is not None and req.result.sessions_done == 3 and not req.result.failed
+        await pilot.pause()
+        footer_actions = {b.action for _, b, *_ in app.screen.active_bindings.values()}
+        assert "stop" not in footer_actions and "browse" in footer_actions
+        assert app.screen.check_action("stop", ()) is False  # no stale "Stop run" (item 8)
+        assert "Stop run" not in [
+            str(getattr(k, "description", "")) for k in app.screen.query("FooterKey")
+        ]
 
     events = journal(path)
     human = {e.kind: e for e in events if e.actor == "human:alice"}
@@ -222,7 +229,7 @@ async def test_a_failed_session_is_reported_and_the_run_stops_resumable(tmp_path
         app = make_app(tmp_path / "ws", run=req, curator_name="eve")
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, CuratorScreen), "curator after s1")
-            await pilot.press("c")
+            await pilot.press("ctrl+n")
             await wait_for(
                 pilot,
                 lambda: isinstance(app.screen, RunMonitorScreen) and app.screen.finished,

@@ -35,7 +35,7 @@ async def test_audit_screen_on_pilot01_example_lists_both_defects() -> None:
     async with app.run_test(size=(150, 45)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, BrowserScreen)
-        await pilot.press("a")
+        await pilot.press("A")
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, AuditScreen)
@@ -55,7 +55,7 @@ async def test_audit_screen_on_pilot01_example_lists_both_defects() -> None:
         node.expand()
         await pilot.pause()
         assert any("later inputs still carrying it" in c.label.plain for c in node.children)
-        await pilot.press("g")  # jump to the node: back in the same browser
+        await pilot.press("o")  # open the node: back in the same browser
         await pilot.pause()
         assert isinstance(app.screen, BrowserScreen)
         assert app.screen.query_one(LedgerTree).current_id == screen.report.findings[0].node

@@ -43,12 +43,13 @@ async def test_workspace_lists_ledgers_and_opens_browser(ws: Path) -> None:
         table = app.screen.query_one("#ledgers", DataTable)
         assert table.row_count == 2
         first = [str(c) for c in table.get_row_at(0)]
-        assert first[:4] == ["example-pilot-01", "C+cur", "pilot-01", "human"]
+        # the key columns first: pending downgrades, audit findings, state (decision 187)
+        assert first[0] == "example-pilot-01" and first[9:] == ["C+cur", "pilot-01", "human"]
         assert first[4].strip() == "3"  # sessions
         assert first[5].strip() == "4" and first[6].strip() == "1" and first[7].strip() == "1"
-        assert first[9].strip() == "1"
-        assert first[10] == "2"  # audit findings, filled in by a worker
-        assert first[11] == "idle"
+        assert first[1].strip() == "1"
+        assert first[2] == "2"  # audit findings, filled in by a worker
+        assert first[3] == "idle"
         # filter
         await pilot.press("slash", *"pilot-02", "enter")
         await settle(pilot)

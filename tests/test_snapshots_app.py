@@ -80,7 +80,7 @@ def test_snapshot_audit(snap_compare, ws: Path) -> None:  # type: ignore[no-unty
 
     async def run(pilot) -> None:  # type: ignore[no-untyped-def]
         await settle(pilot)
-        await pilot.press("a")
+        await pilot.press("A")
         await settle(pilot)
         await pilot.press("e")
         await settle(pilot)

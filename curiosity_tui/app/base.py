@@ -2,7 +2,8 @@
 the stylesheet and the navigator (:mod:`curiosity_tui.app.navigator`).
 
 Every binding has an ``id`` so keys can be remapped: pass ``keymap={"browser.next": "n"}`` or
-point ``CURIOSITY_TUI_KEYMAP`` at a TOML file with a ``[keymap]`` table of id = "key".
+point ``CURIOSITY_TUI_KEYMAP`` at a TOML file with a ``[keymap]`` table of
+``"id" = "key"`` lines or ``[keymap.<screen>]`` tables (docs/keys.md lists every id).
 The command palette (ctrl+p) offers the app's commands plus those of the current screen
 (each screen lists them in ``palette_commands``).
 """
@@ -19,6 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from curiosity_tui.app.navigator import Navigation
+from curiosity_tui.errors import InputError
 
 KEYMAP_ENV = "CURIOSITY_TUI_KEYMAP"
 HERE = Path(__file__).resolve().parent
@@ -28,18 +30,48 @@ TABLES_CSS = HERE / "tables.tcss"
 
 
 def load_keymap(path: str | Path | None) -> dict[str, str]:
-    """A ``[keymap]`` table (binding id = "keys") from a TOML file; {} when there is none."""
+    """The ``[keymap]`` table of a TOML file as binding id -> keys; {} when ``path`` is empty.
+
+    Ids may be quoted (``"browser.prev_session" = "p"``) or nested
+    (``[keymap.browser]`` with ``prev_session = "p"``; an unquoted dotted key is the same).
+    A missing or unreadable file, a value that is not a string, or an id that names no
+    binding is an :class:`InputError` naming the file.
+    """
     if not path:
         return {}
     p = Path(path).expanduser()
     if not p.is_file():
-        return {}
+        raise InputError(f"keymap file not found: {p}")
     import tomllib
 
-    with p.open("rb") as fh:
-        data = tomllib.load(fh)
-    table = data.get("keymap", data)
-    return {str(k): str(v) for k, v in table.items() if isinstance(v, str)}
+    try:
+        with p.open("rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError) as err:
+        raise InputError(f"{p}: not a readable TOML file ({err})") from None
+    table = data.get("keymap")
+    if not isinstance(table, dict):
+        raise InputError(f"{p}: no [keymap] table")
+    keymap = _flatten(table, "", p)
+    from curiosity_tui.app.keys import binding_ids
+
+    unknown = sorted(set(keymap) - binding_ids())
+    if unknown:
+        raise InputError(f"{p}: unknown binding id {unknown[0]!r} (see docs/keys.md)")
+    return keymap
+
+
+def _flatten(table: dict[str, object], prefix: str, where: Path) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(_flatten(value, f"{name}.", where))
+        elif isinstance(value, str) and value.strip():
+            out[name] = value.strip()
+        else:
+            raise InputError(f"{where}: keymap.{name} must be a key name in quotes")
+    return out
 
 
 def env_keymap(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -56,6 +88,7 @@ class AppBase(Navigation):
     CSS_PATH = [SHELL_CSS]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", id="app.help"),
+        Binding("q", "quit", "Quit", show=False, id="app.q"),
         Binding("ctrl+q", "quit", "Quit", show=False, id="app.quit", priority=True),
         Binding("ctrl+b", "back", "Back", show=False, id="app.back"),
     ]

@@ -16,6 +16,7 @@ from curiosity_tui.cli import (
     analysis_cmds,
     app_cmds,
     contract_cmds,
+    keys_cmds,
     ledger_cmds,
     pack_cmds,
     pilot_cmds,
@@ -34,6 +35,7 @@ COMMAND_MODULES = (
     contract_cmds,
     pack_cmds,
     analysis_cmds,
+    keys_cmds,
 )
 
 

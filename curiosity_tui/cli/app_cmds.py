@@ -25,7 +25,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--keymap", default=None, metavar="TOML", help="remap keys by binding id ([keymap] table)"
     )
+    p.add_argument(
+        "--curator-name",
+        default=None,
+        metavar="NAME",
+        help="who decides downgrades and curates (actor human:NAME; default $CURIOSITY_CURATOR, "
+        "then $USER)",
+    )
     p.set_defaults(handler=handle_open)
+
+
+def open_curator_name(args: argparse.Namespace) -> str | None:
+    """``--curator-name`` or ``$CURIOSITY_CURATOR``, checked to be one word; None: neither."""
+    import os
+
+    name = (
+        args.curator_name if args.curator_name is not None else os.environ.get("CURIOSITY_CURATOR")
+    )
+    if name is None:
+        return None
+    name = name.strip().removeprefix("human:")
+    if not name or any(c.isspace() for c in name):
+        raise InputError(f"curator name {name!r} must be one non-empty word (--curator-name)")
+    return name
 
 
 def handle_open(args: argparse.Namespace) -> int:
@@ -39,12 +61,14 @@ def handle_open(args: argparse.Namespace) -> int:
     ledger: Path | None = None
     if is_ledger(root):
         ledger, root = root, root.parent
+    curator = open_curator_name(args)
     from curiosity_tui.app import load_keymap, make_app
 
     app = make_app(
         root,
         ledger=ledger,
         theme=args.theme,
+        curator_name=curator,
         keymap=load_keymap(args.keymap) if args.keymap else None,
     )
     app.run()

@@ -35,6 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "`downgrades decide LEDGER ID approve|reject --grounds TEXT --curator NAME`",
         add_help=False,
     )
+    # -h before anything else is not part of REMAINDER for argparse: take it here
+    d.add_argument("-h", "--help", action="store_true", dest="downgrades_help")
     d.add_argument("rest", nargs=argparse.REMAINDER)
     d.set_defaults(handler=_downgrades)
 
@@ -77,6 +79,9 @@ def _downgrades_parser() -> argparse.ArgumentParser:
 
 def _downgrades(args: argparse.Namespace) -> int:
     rest = list(args.rest)
+    if getattr(args, "downgrades_help", False):
+        _downgrades_parser().print_help()
+        return 0
     if not rest or rest[0] in ("-h", "--help"):
         _downgrades_parser().print_help()
         return 0 if rest else 2

@@ -76,7 +76,7 @@ class AnalysisScreen(AppScreen):
         "The tables of `curiosity-tui metrics`, `verdict` and `sweep` for the runs shown in the "
         "title. 1 metrics (Enter on a metric charts it), 2 the report's tables, 3 the verdict "
         "(locked metrics only; the rest is exploratory), 4 the ε sweep with its curve, 5 "
-        "per-run values as bars (n / p change the metric). Intervals: percentile bootstrap, "
+        "per-run values as bars (n / N change the metric). Intervals: percentile bootstrap, "
         "runs resampled, 10,000 draws, seeded."
     )
     DEFAULT_CSS = """
@@ -103,7 +103,7 @@ class AnalysisScreen(AppScreen):
         Binding("4", "view('sweep')", "ε sweep", id="analysis.sweep"),
         Binding("5", "view('chart')", "Per-run chart", id="analysis.chart"),
         Binding("n", "cycle_metric(1)", "Next metric", id="analysis.next_metric"),
-        Binding("p", "cycle_metric(-1)", "Prev metric", id="analysis.prev_metric"),
+        Binding("N", "cycle_metric(-1)", "Previous metric", id="analysis.prev_metric"),
         Binding("r", "reload", "Reload", id="analysis.reload"),
         Binding("escape", "back", "Back", id="analysis.back"),
     ]

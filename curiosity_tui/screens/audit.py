@@ -1,10 +1,14 @@
 """The closure audit (S10) of one ledger: each finding expands into its journal trail (seq by
 seq, the finding's own seqs marked ▶) and, for retired requirements, the later session inputs
-that did or did not still carry it. Enter on a finding (or ``g``) jumps to its node."""
+that did or did not still carry it. The pane below shows the highlighted finding's sentence
+in full (wrapped) or, for a journal line, the whole event; Enter on a journal line puts it
+there, ``o`` opens the finding's node in the browser."""
 
 from __future__ import annotations
 
 import json
+import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +16,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static, Tree
 from textual.widgets.tree import TreeNode
 
@@ -26,6 +31,35 @@ KIND_TITLE = {
     "closed_without_verified_evidence": "(d) closed with facts but no verified evidence",
 }
 RC_KINDS = {"return_condition_set", "return_condition_revised", "node_closed", "closure_blocked"}
+
+
+@dataclass(frozen=True)
+class EventLeaf:
+    """A journal line of a finding's trail: Enter shows ``event`` whole."""
+
+    finding: Any
+    event: dict[str, Any]
+
+
+def wrap_lines(text: str, width: int, indent: str = "  ") -> list[str]:
+    """``text`` on one line, wrapped to ``width`` columns (at least 30), each line indented."""
+    return textwrap.wrap(
+        clean(text, oneline=True),
+        width=max(30, width),
+        initial_indent=indent,
+        subsequent_indent=indent,
+    ) or [indent]
+
+
+def event_text(ev: dict[str, Any]) -> Text:
+    """The whole event: seq, session, kind, node, actor and its data as indented JSON."""
+    t = Text(end="")
+    t.append(f"seq {ev['seq']}  s{ev['session']}  ", style="dim")
+    t.append(ev["kind"], style="bold")
+    t.append(f"  node {clean(ev.get('node') or '-', oneline=True)}", style="bold")
+    t.append(f"  by {clean(ev['actor'], oneline=True)}\n", style="cyan")
+    t.append(clean(json.dumps(ev["data"], ensure_ascii=False, sort_keys=True, indent=2)))
+    return t
 
 
 def trail(finding: Any, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -73,13 +107,16 @@ class AuditScreen(AppScreen):
     HELP_TITLE = "Closure audit"
     HELP = (
         "Findings of the closure audit (S10) — the same as `curiosity-tui audit LEDGER`. "
-        "Expand a finding to read its journal trail; g jumps to the node in the browser."
+        "Expand a finding to read its journal trail; Enter on a journal line shows the whole "
+        "event below; o opens the node in the browser."
     )
     DEFAULT_CSS = """
     AuditScreen Tree { height: 1fr; }
+    AuditScreen #audit-pane { height: auto; max-height: 40%; border-top: solid $accent;
+        padding: 0 1; }
     """
     BINDINGS = [
-        Binding("g", "jump", "Go to node", id="audit.jump"),
+        Binding("o", "jump", "Open node", id="audit.jump"),
         Binding("e", "expand_all", "Expand all", id="audit.expand_all"),
         Binding("r", "reload", "Reload", show=False, id="audit.reload"),
         Binding("escape", "back", "Back", id="audit.back"),
@@ -97,6 +134,8 @@ class AuditScreen(AppScreen):
         tree.show_root = False
         tree.guide_depth = 3
         yield tree
+        with VerticalScroll(id="audit-pane"):
+            yield Static(Text("", style="dim"), id="audit-detail")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -146,12 +185,13 @@ class AuditScreen(AppScreen):
             label.append(f"{f.kind.split('_')[0]:<10} ", style="bold red")
             label.append(f"{f.node}{'/' + f.requirement if f.requirement else ''} ", style="bold")
             label.append(f"seq {', '.join(str(s) for s in f.seqs)} ", style="cyan")
-            label.append(short(f.detail, 100))
+            label.append(short(f.detail, 60))
             node: TreeNode[Any] = tree.root.add(label, data=f)
             node.add_leaf(Text(KIND_TITLE.get(f.kind, f.kind), style="italic"), data=f)
-            node.add_leaf(Text("  " + clean(f.detail, oneline=True)), data=f)
+            for line in wrap_lines(f.detail, self.size.width - 10):
+                node.add_leaf(Text(line), data=f)
             for ev in trail(f, index.get(f.node, [])):
-                node.add_leaf(event_line(ev, ev["seq"] in f.seqs), data=f)
+                node.add_leaf(event_line(ev, ev["seq"] in f.seqs), data=EventLeaf(f, ev))
             if f.kind == "retired_after_unverified":
                 carried = ", ".join(f"s{s}" for s in f.carried_in) or "none"
                 absent = ", ".join(f"s{s}" for s in f.absent_in) or "none"
@@ -163,7 +203,20 @@ class AuditScreen(AppScreen):
 
     def _current(self) -> Any:
         node = self.query_one(Tree).cursor_node
-        return None if node is None else node.data
+        data = None if node is None else node.data
+        return data.finding if isinstance(data, EventLeaf) else data
+
+    @on(Tree.NodeHighlighted)
+    def _highlighted(self, event: Tree.NodeHighlighted[Any]) -> None:
+        data = event.node.data
+        pane = self.query_one("#audit-detail", Static)
+        if isinstance(data, EventLeaf):
+            pane.update(Text("Enter: the whole event", style="dim italic"))
+        elif data is not None:
+            t = Text(f"{data.node}{'/' + data.requirement if data.requirement else ''}  ")
+            t.append(KIND_TITLE.get(data.kind, data.kind) + "\n", style="italic")
+            t.append(clean(data.detail))
+            pane.update(t)
 
     def action_jump(self) -> None:
         f = self._current()
@@ -186,4 +239,7 @@ class AuditScreen(AppScreen):
     def _selected(self, event: Tree.NodeSelected[Any]) -> None:
         if event.node.parent is not None and event.node.parent.is_root:
             return  # Enter on a finding toggles its trail
+        if isinstance(event.node.data, EventLeaf):
+            self.query_one("#audit-detail", Static).update(event_text(event.node.data.event))
+            return
         self.action_jump()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 
 from textual.app import SystemCommand
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
 from textual.screen import Screen
 
@@ -92,6 +92,14 @@ class AppScreen(Screen):
 
     #: the help screen's title; "" derives one from the class name (see :func:`help_title`)
     HELP_TITLE: ClassVar[str] = ""
+    #: ``? Help`` first in the footer, so a narrow terminal cuts other keys before it; same
+    #: id and action name as the app's binding (one footer entry, one keymap id)
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "Help", id="app.help"),
+    ]
+
+    def action_help(self) -> None:
+        self.app.action_help()  # type: ignore[attr-defined]
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         return binding_commands(self, self.BINDINGS)

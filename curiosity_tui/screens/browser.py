@@ -22,7 +22,7 @@ from curiosity_tui.ledger.view import LedgerView, State, node_num
 from curiosity_tui.screens.base import AppScreen
 from curiosity_tui.widgets.literal import short
 from curiosity_tui.widgets.node_detail import NodeDetail, render_detail
-from curiosity_tui.widgets.node_tree import LedgerTree
+from curiosity_tui.widgets.node_tree import TREE_FILTERS, LedgerTree, filter_matches
 from curiosity_tui.widgets.session_bar import SessionBar
 
 _UNSET = object()
@@ -58,8 +58,10 @@ class BrowserScreen(AppScreen):
         Binding("c", "next_changed(1)", "Next change", id="browser.next_changed"),
         Binding("C", "next_changed(-1)", "Previous change", show=False, id="browser.prev_changed"),
         Binding("v", "rendering", "Session input", id="browser.rendering"),
+        Binding("f", "cycle_filter(1)", "Filter tree", id="browser.filter"),
+        Binding("F", "cycle_filter(-1)", "Previous filter", show=False, id="browser.prev_filter"),
         Binding("tab", "switch_pane", "Tree/detail", show=False, id="browser.switch"),
-        Binding("a", "audit", "Audit", id="browser.audit"),
+        Binding("A", "audit", "Audit", id="browser.audit"),
         Binding("d", "downgrades", "Downgrades", id="browser.downgrades"),
         Binding("r", "reload", "Reload", show=False, id="browser.reload"),
         Binding("escape", "back", "Back", id="browser.back"),
@@ -157,6 +159,10 @@ class BrowserScreen(AppScreen):
             counts[n["status"]] = counts.get(n["status"], 0) + 1
         parts = [f"{len(self.state.nodes)} nodes"] + [f"{v} {k}" for k, v in sorted(counts.items())]
         text = " · ".join(parts)
+        which = self.query_one(LedgerTree).node_filter
+        if which:
+            shown = len(filter_matches(self.state, which))
+            text += f"  ·  filter {which}: {shown} node(s) (f: next, F: previous)"
         if extra:
             text += "  ·  " + extra
         self.query_one("#browser-status", Static).update(Text(text))
@@ -223,7 +229,9 @@ class BrowserScreen(AppScreen):
             return
 
         def done(result: tuple[str, list[str]] | None) -> None:
-            if not result:
+            if not result:  # closed without a pick: no stale "N match(es)" line
+                self.matches, self.match_at = [], -1
+                self._status()
                 return
             nid, matches = result
             self.matches = matches
@@ -266,6 +274,17 @@ class BrowserScreen(AppScreen):
             target = before[-1] if before else changed[-1]
         self._goto(target)
         self._status(f"{self.state.changed[target]}: {short(self.state.nodes[target]['text'], 60)}")
+
+    def action_cycle_filter(self, step: int) -> None:
+        """Show only the nodes of one status, or those new or changed at this point."""
+        if self.state is None:
+            return
+        tree = self.query_one(LedgerTree)
+        at = TREE_FILTERS.index(tree.node_filter) if tree.node_filter in TREE_FILTERS else 0
+        tree.node_filter = TREE_FILTERS[(at + step) % len(TREE_FILTERS)]
+        tree.show_state(self.state, tree.current_id)
+        self._show_detail(tree.current_id)
+        self._status()
 
     def action_rendering(self) -> None:
         if self.view is None:

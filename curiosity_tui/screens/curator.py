@@ -46,7 +46,7 @@ class CuratorScreen(AppScreen):
     HELP_TITLE = "Curator between sessions"
     HELP = (
         "The queue the next session will be forced from. Every action needs a reason and is "
-        "journalled with your name; c continues the run with the next session."
+        "journalled with your name; ctrl+n continues the run with the next session."
     )
     DEFAULT_CSS = """
     CuratorScreen #cur-panes { height: 1fr; }
@@ -56,12 +56,13 @@ class CuratorScreen(AppScreen):
     BINDINGS = [
         # Priority: the form must be up before the app reads the keys typed after these.
         Binding("p", "priority", "Priority…", id="curator.priority", priority=True),
-        Binding("m", "merge", "Merge…", id="curator.merge", priority=True),
-        Binding("x", "archive", "Archive…", id="curator.archive", priority=True),
+        Binding("M", "merge", "Merge…", id="curator.merge", priority=True),
+        Binding("X", "archive", "Archive…", id="curator.archive", priority=True),
         Binding("u", "revive", "Revive…", id="curator.revive", priority=True),
         Binding("d", "downgrades", "Downgrades", id="curator.downgrades"),
         Binding("b", "browse", "Browse", id="curator.browse"),
-        Binding("c", "continue_run", "Continue", id="curator.continue"),
+        Binding("ctrl+n", "continue_run", "Continue run", id="curator.continue"),
+        Binding("escape", "back", "Back", id="curator.back"),
     ]
 
     def __init__(
@@ -242,6 +243,9 @@ class CuratorScreen(AppScreen):
 
     def action_browse(self) -> None:
         self.nav.open_ledger(self.ledger.path, node=self.current_id())
+
+    def action_back(self) -> None:
+        self.notify("The run waits for you: ctrl+n continues it, q quits (every action is kept).")
 
     def action_continue_run(self) -> None:
         if self.done:

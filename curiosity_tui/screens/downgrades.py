@@ -106,6 +106,8 @@ class DowngradesScreen(AppScreen):
         self.items: list[dg.PendingDowngrade] = []
         self.pending: list[dg.PendingDowngrade] = []
         self.decided: list[dg.PendingDowngrade] = []
+        #: the proposal decided last on this screen: its details stay in the pane
+        self.last_decided: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -208,13 +210,23 @@ class DowngradesScreen(AppScreen):
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_detail()
 
+    def on_descendant_focus(self) -> None:
+        self._show_detail()  # Tab between the lists shows the row under the cursor there
+
     def _show_detail(self) -> None:
         p = self._current()
         body = self.query_one("#dg-detail-body", Static)
-        if p is None:
-            body.update(Text("No downgrade proposals." if not self.items else "", style="dim"))
-        else:
-            body.update(proposal_detail(p))
+        done = next((d for d in self.decided if d.id == self.last_decided), None)
+        t = Text(end="")
+        if p is None and done is None:
+            t.append("No downgrade proposals." if not self.items else "", style="dim")
+        if p is not None:
+            t.append_text(proposal_detail(p))
+        if done is not None and done is not p:
+            t.append("\n" if p is not None else "")
+            t.append("Just decided\n", style="bold reverse")
+            t.append_text(proposal_detail(done))
+        body.update(t)
 
     @on(DataTable.RowSelected, "#dg-pending")
     async def _selected(self, event: DataTable.RowSelected) -> None:
@@ -244,6 +256,7 @@ class DowngradesScreen(AppScreen):
         except CuriosityError as err:
             self.app.call_from_thread(self.notify, str(err), severity="error", title="Not recorded")
             return
+        self.last_decided = proposal
         self.app.call_from_thread(
             self.notify,
             f"{proposal} {'approved' if decision == 'approve' else 'rejected'} by {actor}",

@@ -13,9 +13,10 @@ from textual.widgets import Static
 from curiosity_tui.screens.base import help_title
 
 ABOUT = (
-    "Keys can be remapped by binding id: set CURIOSITY_TUI_KEYMAP to a TOML file with a "
-    '[keymap] table, e.g.  browser.next_session = "n".  ctrl+p opens the command palette, '
-    "which lists every action of the current screen (and themes)."
+    "q quits, ? and esc close this help. Keys can be remapped by binding id: set "
+    "CURIOSITY_TUI_KEYMAP to a TOML file with a [keymap] table, e.g. "
+    '"browser.next_session" = "n"  (docs/keys.md lists every id). ctrl+p opens the command '
+    "palette, which lists every action of the current screen (and themes)."
 )
 
 
@@ -27,7 +28,7 @@ class HelpScreen(ModalScreen[None]):
         background: $surface; padding: 0 1; }
     """
     BINDINGS = [
-        Binding("escape,q,question_mark", "dismiss", "Close", id="help.close"),
+        Binding("escape", "dismiss", "Close", id="help.close"),
     ]
 
     def __init__(self, target: Screen) -> None:

@@ -94,7 +94,7 @@ class RunMonitorScreen(AppScreen):
     """
     BINDINGS = [
         Binding("b", "browse", "Browse ledger", id="monitor.browse"),
-        Binding("s", "stop", "Stop run", id="monitor.stop"),
+        Binding("ctrl+x", "stop", "Stop run", id="monitor.stop"),
         Binding("escape", "back", "Workspace", id="monitor.back"),
     ]
 
@@ -174,8 +174,13 @@ class RunMonitorScreen(AppScreen):
             self.phase = "done"
         self._paint()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """No "Stop run" in the footer once the run is over."""
+        return not (action == "stop" and self.finished)
+
     def _finished(self, message: str, error: bool) -> None:
         self.finished = True
+        self.refresh_bindings()
         self.t_end = time.perf_counter()
         if self.phase not in ("failed",):
             self.phase = "stopped" if self.request.cancelled else ("error" if error else "done")
@@ -290,6 +295,6 @@ class RunMonitorScreen(AppScreen):
 
     def action_back(self) -> None:
         if not self.finished:
-            self.notify("The run is still going; s stops it, ctrl+q quits (the run can resume).")
+            self.notify("The run is still going; ctrl+x stops it, q quits (the run can resume).")
             return
         self.dismiss()

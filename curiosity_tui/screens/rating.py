@@ -114,8 +114,8 @@ class RatingScreen(Screen[None]):
             priority=True,
             show=False,
         ),
-        Binding("left_square_bracket", "prev", "Previous", id="rating.prev", priority=True),
-        Binding("right_square_bracket", "next", "Next", id="rating.next", priority=True),
+        Binding("left_square_bracket", "prev", "Previous item", id="rating.prev", priority=True),
+        Binding("right_square_bracket", "next", "Next item", id="rating.next", priority=True),
         Binding(
             "delete", "remove_quote", "Remove last quote", id="rating.remove_quote", priority=True
         ),

@@ -1,7 +1,8 @@
 """The exact input a session received (its saved rendering, verbatim), session by session.
 
 For the next, not-yet-run session it shows what that session would receive from the current
-state, and says so. ``i`` cycles through the session record's other saved call inputs.
+state, and says so. ``i`` cycles through the session record's other saved call inputs and
+then its calls, each shown as the exact input beside the model's raw reply.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Header, Static
 
 from curiosity_tui.ledger.view import LedgerView
@@ -22,12 +23,15 @@ class RenderingScreen(AppScreen):
     HELP = "The exact text each session received (saved verbatim in its session record)."
     DEFAULT_CSS = """
     RenderingScreen #rendering-title { height: auto; padding: 0 1; background: $boost; }
-    RenderingScreen VerticalScroll { height: 1fr; padding: 0 1; }
+    RenderingScreen #rendering-panes { height: 1fr; }
+    RenderingScreen VerticalScroll { height: 1fr; width: 1fr; padding: 0 1; }
+    RenderingScreen #reply-pane { border-left: solid $accent; display: none; }
+    RenderingScreen #reply-pane.shown { display: block; }
     """
     BINDINGS = [
         Binding("left_square_bracket", "step(-1)", "Earlier session", id="rendering.prev"),
         Binding("right_square_bracket", "step(1)", "Later session", id="rendering.next"),
-        Binding("i", "next_input", "Other call inputs", id="rendering.inputs"),
+        Binding("i", "next_input", "Calls: input / reply", id="rendering.inputs"),
         Binding("escape", "back", "Back", id="rendering.back"),
     ]
 
@@ -41,8 +45,11 @@ class RenderingScreen(AppScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="rendering-title")
-        with VerticalScroll():
-            yield Static("", id="rendering-body")
+        with Horizontal(id="rendering-panes"):
+            with VerticalScroll(id="input-pane"):
+                yield Static("", id="rendering-body")
+            with VerticalScroll(id="reply-pane"):
+                yield Static("", id="reply-body")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -50,10 +57,12 @@ class RenderingScreen(AppScreen):
         self._show()
 
     def _kinds(self) -> list[str]:
+        """ "rendering", the record's other saved inputs, then "call N" for each call."""
         rec = self.view.ledger.session_record(self.session)
         kinds = ["rendering"]
         if rec is not None:
             kinds += sorted(k for k in rec.inputs if k != "rendering")
+            kinds += [f"call {i}" for i in range(1, len(rec.calls) + 1)]
         return kinds
 
     def _show(self) -> None:
@@ -62,6 +71,7 @@ class RenderingScreen(AppScreen):
         rec = self.view.ledger.session_record(self.session)
         title = Text(end="")
         title.append(f"session {self.session}", style="bold")
+        reply: str | None = None
         if kind == "rendering":
             body = self.view.rendering(self.session)
             if rec is not None:
@@ -70,17 +80,33 @@ class RenderingScreen(AppScreen):
                 title.append(
                     "  ·  not run yet: what it would receive from the current state", style="yellow"
                 )
+        elif kind.startswith("call ") and rec is not None:
+            n = int(kind.split()[1])
+            call = rec.calls[n - 1]
+            body, reply = call.request_text, call.response_text
+            title.append(f"  ·  call {n} of {len(rec.calls)}: {call.kind}")
+            title.append(f" ({call.model or 'model ?'})", style="dim")
+            title.append("  ·  left: its exact input  ·  right: the model's raw reply")
+            if call.error:
+                title.append(f"  ·  error: {call.error}", style="red")
         else:
             body = rec.inputs.get(kind, "") if rec is not None else ""
             title.append(f"  ·  input of the {kind!r} call, verbatim")
         title.append(
-            f"\nsessions: {', '.join(str(s) for s in self.sessions)}  ·  inputs: "
-            f"{', '.join(kinds)} ({len(body)} characters)",
+            f"\nsessions: {', '.join(str(s) for s in self.sessions)}  ·  {len(kinds)} view(s), "
+            f"i for the next  ·  {len(body)} characters in",
             style="dim",
         )
+        if reply is not None:
+            title.append(f", {len(reply)} out", style="dim")
         self.query_one("#rendering-title", Static).update(title)
         self.query_one("#rendering-body", Static).update(literal(body))
-        self.query_one(VerticalScroll).scroll_home(animate=False)
+        self.query_one("#reply-body", Static).update(
+            literal(reply) if reply else Text("(no reply text)", style="dim italic")
+        )
+        self.query_one("#reply-pane").set_class(reply is not None, "shown")
+        for pane in self.query(VerticalScroll):
+            pane.scroll_home(animate=False)
 
     def action_step(self, step: int) -> None:
         i = self.sessions.index(self.session)

@@ -18,19 +18,21 @@ from curiosity_tui import workspace_scan
 from curiosity_tui.screens.base import AppScreen
 from curiosity_tui.widgets.literal import short
 
+#: the key columns (pending downgrades, audit findings, state) come right after the name so a
+#: narrow terminal (100 columns) cuts the descriptive ones at the right edge first
 LEDGER_COLUMNS = (
     ("ledger", "name"),
-    ("config", "config"),
-    ("contract", "contract"),
-    ("curator", "curator"),
+    ("dg pend", "downgrades"),
+    ("audit", "findings"),
+    ("state", "state"),
     ("sess", "sessions"),
     ("open", "open"),
     ("closed", "closed"),
     ("dorm", "dormant"),
     ("arch+mrg", "other"),
-    ("dg pend", "downgrades"),
-    ("audit", "findings"),
-    ("state", "state"),
+    ("config", "config"),
+    ("contract", "contract"),
+    ("curator", "curator"),
 )
 REFRESH_S = 5.0
 PACK_COLUMNS = (("pack", "name"), ("scheme", "scheme"), ("items", "items"), ("rated by", "raters"))
@@ -43,9 +45,10 @@ def ledger_row(s: workspace_scan.LedgerSummary) -> list[Text]:
         return [
             name,
             Text("error", style="bold red"),
-            Text(short(s.error, 60), style="red"),
-            *[Text("") for _ in range(len(LEDGER_COLUMNS) - 4)],
+            Text(""),
             state,
+            Text(short(s.error, 60), style="red"),
+            *[Text("") for _ in range(len(LEDGER_COLUMNS) - 5)],
         ]
     other = s.counts.get("archived", 0) + s.counts.get("merged", 0)
     findings = (
@@ -56,14 +59,6 @@ def ledger_row(s: workspace_scan.LedgerSummary) -> list[Text]:
     pending = s.pending_downgrades
     return [
         name,
-        Text(short(s.config, 12)),
-        Text(short(s.contract, 10)),
-        Text(short(s.curator, 8)),
-        Text(str(s.sessions) + (f" (+{s.failed} failed)" if s.failed else ""), justify="right"),
-        Text(str(s.open), justify="right", style="green"),
-        Text(str(s.closed), justify="right", style="blue"),
-        Text(str(s.dormant), justify="right", style="yellow"),
-        Text(str(other) if other else "—", justify="right", style="" if other else "dim"),
         Text(
             str(pending) if pending else "—",
             justify="right",
@@ -71,6 +66,14 @@ def ledger_row(s: workspace_scan.LedgerSummary) -> list[Text]:
         ),
         findings,
         state,
+        Text(str(s.sessions) + (f" (+{s.failed} failed)" if s.failed else ""), justify="right"),
+        Text(str(s.open), justify="right", style="green"),
+        Text(str(s.closed), justify="right", style="blue"),
+        Text(str(s.dormant), justify="right", style="yellow"),
+        Text(str(other) if other else "—", justify="right", style="" if other else "dim"),
+        Text(short(s.config, 12)),
+        Text(short(s.contract, 10)),
+        Text(short(s.curator, 8)),
     ]
 
 
@@ -102,13 +105,12 @@ class WorkspaceScreen(AppScreen):
         Binding("slash", "filter", "Filter", id="workspace.filter"),
         Binding("s", "sort", "Sort", id="workspace.sort"),
         Binding("S", "reverse", "Reverse sort", show=False, id="workspace.reverse"),
-        Binding("a", "audit", "Audit", id="workspace.audit"),
+        Binding("A", "audit", "Audit", id="workspace.audit"),
         Binding("d", "downgrades", "Downgrades", id="workspace.downgrades"),
         Binding("m", "metrics", "Metrics", id="workspace.metrics"),
         Binding("g", "agreement", "Agreement", id="workspace.agreement"),
         Binding("r", "refresh", "Refresh", id="workspace.refresh"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="workspace.clear"),
-        Binding("q", "app.quit", "Quit", id="workspace.quit"),
     ]
 
     def __init__(self, root: Path) -> None:

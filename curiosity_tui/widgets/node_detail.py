@@ -11,9 +11,10 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from curiosity_tui.ledger.changes import node_changes, removed_requirements
 from curiosity_tui.ledger.render import mark
 from curiosity_tui.ledger.view import State
-from curiosity_tui.widgets.literal import clean, short
+from curiosity_tui.widgets.literal import clean
 from curiosity_tui.widgets.status import (
     CHANGE_TAG,
     EVIDENCE_STYLE,
@@ -40,12 +41,6 @@ def _block(t: Text, text: object, style: str = "", indent: str = INDENT) -> None
     t.append("\n")
 
 
-def _changed_fields(before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
-    if before is None:
-        return []
-    return [k for k in after if before.get(k) != after.get(k)]
-
-
 def render_detail(
     state: State,
     nid: str,
@@ -64,7 +59,7 @@ def render_detail(
     _section(t, "Question")
     _block(t, n["text"])
     _facts(t, n["facts"])
-    _return_condition(t, n.get("return_condition"))
+    _return_condition(t, n.get("return_condition"), removed_requirements(before, n))
     evidence = {e["id"]: e for e in n.get("evidence", [])}
     _checks(t, n["checks"], evidence)
     _evidence_records(t, evidence)
@@ -90,8 +85,10 @@ def _head(
         tag, style = CHANGE_TAG[change]
         t.append(f" {tag} ", style=style)
         what = "new at this point" if change == "new" else "changed at this point"
-        fields = _changed_fields(before, n)
-        t.append(f" {what}" + (f": {', '.join(fields)}" if fields else "") + "\n", style="bold")
+        t.append(f" {what}\n", style="bold")
+        if change != "new":
+            for line in node_changes(before, n):
+                t.append(f"{INDENT}• {clean(line, oneline=True)}\n", style="yellow")
     t.append(f"{glyph(status)} ", style=STATUS_STYLE.get(status, ""))
     t.append(nid, style="bold")
     t.append(f"  {status}", style=STATUS_STYLE.get(status, ""))
@@ -127,9 +124,16 @@ def _facts(t: Text, facts: list[dict[str, Any]]) -> None:
         t.append("\n")
 
 
-def _return_condition(t: Text, rc: dict[str, Any] | None) -> None:
-    """Required facts with their marks, required actions, the closure test."""
+def _return_condition(
+    t: Text, rc: dict[str, Any] | None, retired: list[dict[str, Any]] | None = None
+) -> None:
+    """Required facts with their marks (those retired at this point struck through),
+    required actions, the closure test."""
     _section(t, "Return condition")
+    for r in retired or []:
+        t.append(f"{INDENT}{r['id']}  ", style="strike dim")
+        t.append(clean(r["text"], oneline=True), style="strike dim")
+        t.append("  (retired at this point)\n", style="italic red")
     if not rc:
         t.append(INDENT + "none\n", style="dim")
         return
@@ -227,7 +231,7 @@ def _downgrades(t: Text, dgs: list[dict[str, Any]]) -> None:
 
 
 def _journal(t: Text, events: list[dict[str, Any]] | None) -> None:
-    """The node's own journal events with their seqs (``None``: still loading)."""
+    """The node's own journal events with their seqs and whole data (``None``: loading)."""
     if events is None:
         _section(t, "Journal")
         t.append(INDENT + "loading…\n", style="dim italic")
@@ -235,11 +239,11 @@ def _journal(t: Text, events: list[dict[str, Any]] | None) -> None:
     _section(t, "Journal", len(events))
     for ev in events:
         data = ev.get("data") or {}
-        summary = short(json.dumps(data, ensure_ascii=False, sort_keys=True), 72)
+        whole = clean(json.dumps(data, ensure_ascii=False, sort_keys=True), oneline=True)
         t.append(f"{INDENT}seq {ev['seq']:>5} s{ev['session']:<2} ", style="dim")
         t.append(ev["kind"], style="bold")
         t.append(f" {clean(ev['actor'], oneline=True)}\n", style="cyan")
-        t.append(f"{INDENT * 3}{summary}\n", style="dim")
+        t.append(f"{INDENT * 3}{whole}\n", style="dim")  # whole: the pane wraps it
 
 
 class NodeDetail(VerticalScroll):

@@ -33,6 +33,22 @@ class More:
 
 TreeData = str | More
 
+#: the tree's filters, in the order ``f`` cycles through them ("" shows every node)
+TREE_FILTERS: tuple[str, ...] = ("", "open", "dormant", "closed", "archived", "merged", "NEW/CHG")
+#: a filtered tree lists at most this many matches (the status line says how many there are)
+FILTER_LIMIT = 2000
+
+
+def filter_matches(state: State, which: str) -> list[str]:
+    """The node ids ``which`` keeps, in id order: a status, or "NEW/CHG" (changed here)."""
+    from curiosity_tui.ledger.view import node_num
+
+    if which == "NEW/CHG":
+        keep = [nid for nid in state.nodes if nid in state.changed]
+    else:
+        keep = [nid for nid, n in state.nodes.items() if n["status"] == which]
+    return sorted(keep, key=node_num)
+
 
 def node_label(state: State, nid: str, width: int = 90) -> Text:
     n = state.nodes[nid]
@@ -83,6 +99,8 @@ class LedgerTree(Tree[TreeData]):
         self.state: State | None = None
         self._tnodes: dict[str, TreeNode[TreeData]] = {}
         self._loaded: dict[str | None, int] = {}  # parent -> how many children are loaded
+        #: one of :data:`TREE_FILTERS`; a filtered tree is a flat list of the matching nodes
+        self.node_filter = ""
 
     # -- building ---------------------------------------------------------------
     def show_state(self, state: State, cursor: str | None = None) -> None:
@@ -92,6 +110,9 @@ class LedgerTree(Tree[TreeData]):
         self._tnodes = {}
         self._loaded = {}
         self.root.expand()
+        if self.node_filter:
+            self._show_filtered(state, cursor)
+            return
         self._load_children(self.root, None)
         roots = state.roots()
         # open the first root so the seed's children show at once
@@ -102,6 +123,20 @@ class LedgerTree(Tree[TreeData]):
         target = cursor if cursor in state.nodes else (roots[0] if roots else None)
         if target is not None:
             self.reveal(target)
+
+    def _show_filtered(self, state: State, cursor: str | None) -> None:
+        matches = filter_matches(state, self.node_filter)
+        for nid in matches[:FILTER_LIMIT]:
+            self._tnodes[nid] = self.root.add_leaf(self._label(nid), data=nid)
+        if not matches:
+            self.root.add_leaf(
+                Text(f"no {self.node_filter} node at this point (f: next filter)", style="dim")
+            )
+        _ = self.last_line
+        if cursor in self._tnodes:
+            self.move_cursor(self._tnodes[cursor])
+        elif matches:
+            self.move_cursor(self._tnodes[matches[0]])
 
     def _label(self, nid: str) -> Text:
         assert self.state is not None
@@ -135,6 +170,15 @@ class LedgerTree(Tree[TreeData]):
         """Expand the path to ``nid``, load the chunk holding it, and put the cursor on it."""
         if self.state is None or nid not in self.state.nodes:
             return False
+        if self.node_filter:
+            if nid not in self._tnodes:
+                self.node_filter = ""  # the node is filtered out: show the whole tree again
+                self.show_state(self.state)
+            else:
+                _ = self.last_line
+                self.move_cursor(self._tnodes[nid])
+                self.scroll_to_node(self._tnodes[nid], animate=False)
+                return True
         path = self.state.path_to(nid)
         parent_t: TreeNode[TreeData] = self.root
         parent_id: str | None = None
