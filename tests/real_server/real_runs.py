@@ -1,0 +1,92 @@
+"""One run as a user does it: ``ledger new``, ``run --base-url … --model …``, ``verify``."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from real_cli import CliResult, run_cli
+from real_figures import LedgerFigures, ledger_figures
+
+SEED = (
+    "Why did printed pamphlets spread the Reformation faster in some German cities than in others?"
+)
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    ledger: Path
+    created: CliResult
+    run: CliResult
+    verify: CliResult
+    figures: LedgerFigures
+
+    def explain(self) -> str:
+        failures = "\n".join(self.figures.failures)
+        return f"{self.run.explain()}\nsession_failed reasons:\n{failures}\n{self.verify.explain()}"
+
+
+def run_configuration(
+    run_dir: Path,
+    *,
+    config: str,
+    contract: str,
+    sessions: int,
+    base_url: str,
+    model: str,
+    extra: tuple[str, ...] = (),
+) -> RunOutcome:
+    """Create a ledger for CONFIG under CONTRACT, run SESSIONS sessions, verify, record figures."""
+    ledger = run_dir / "ledger"
+    created = run_cli(
+        "ledger",
+        "new",
+        str(ledger),
+        "--seed",
+        SEED,
+        "--config",
+        config,
+        "--contract",
+        contract,
+        cwd=run_dir,
+    )
+    assert created.returncode == 0, created.explain()
+    run = run_cli(
+        "run",
+        str(ledger),
+        "--sessions",
+        str(sessions),
+        "--base-url",
+        base_url,
+        "--model",
+        model,
+        *extra,
+        cwd=run_dir,
+    )
+    verify = run_cli("verify", str(ledger), cwd=run_dir)
+    figures = ledger_figures(ledger)
+    results = run_dir.parent.parent / "results.jsonl"
+    entry = {"test": run_dir.name, "returncode": run.returncode, "figures": figures.model_dump()}
+    with results.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(entry) + "\n")
+    return RunOutcome(ledger, created, run, verify, figures)
+
+
+def assert_completed(outcome: RunOutcome, sessions: int) -> None:
+    """The run committed every planned session and its ledger verifies."""
+    assert outcome.run.returncode == 0, outcome.explain()
+    assert outcome.figures.sessions_committed == sessions, outcome.explain()
+    assert outcome.verify.returncode == 0, outcome.explain()
+    assert "hash chain intact" in outcome.verify.stdout, outcome.explain()
+
+
+def assert_protocol_records(outcome: RunOutcome) -> None:
+    """A C run records, per session, its decision, its Δ and its dependency-check count."""
+    figures = outcome.figures
+    assert figures.decisions and all(d in ("ANSWER", "PRESERVE") for d in figures.decisions), (
+        figures
+    )
+    assert all(isinstance(d, float) for d in figures.deltas), figures
+    assert all(isinstance(n, int) and n >= 0 for n in figures.dependency_checks), figures
+    assert figures.calls_by_kind.get("judge-after", 0) >= figures.sessions_committed, figures
