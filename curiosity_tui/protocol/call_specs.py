@@ -9,9 +9,11 @@ the apply step accepts and size bounds that keep a reply inside its token cap.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from curiosity_tui.contract.downgrades import MIN_GROUNDS_CHARS
+from curiosity_tui.ledger.models import LIVE_EXCLUDED
 from curiosity_tui.protocol.call_schemas import CallSpec, Rule
 from curiosity_tui.protocol.schemas import (
     MAX_DEPENDENCIES,
@@ -29,9 +31,14 @@ from curiosity_tui.protocol.schemas import (
 )
 
 # Size bounds (not enforced): characters per field, items per list.
-TEXT = 300  # a question, a note, a fact, a framing, a reason
-LONG = 600  # a node status, evidence, a passage
-ANSWER = 1500  # the delivered answer
+TEXT = 200  # a question, a note, a fact, a framing, a reason
+LONG = 400  # a node status, evidence, a passage
+ANSWER = 1000  # the delivered answer
+
+
+def live_ids(nodes: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The ids of the nodes an action may name (not closed, archived or merged), sorted."""
+    return sorted(nid for nid, n in nodes.items() if n.get("status") not in LIVE_EXCLUDED)
 
 
 def _texts(*paths: str, limit: int = TEXT) -> tuple[Rule, ...]:
@@ -88,7 +95,7 @@ def _fact_rules(
     prefix: str, node_ids: Sequence[str], source_ids: Sequence[str]
 ) -> tuple[Rule, ...]:
     return (
-        _size(prefix, 4),
+        _size(prefix, 3 if node_ids else 0),
         _ids(f"{prefix}[].node", node_ids),
         _ids(f"{prefix}[].source_id", source_ids),
         *_texts(f"{prefix}[].text"),
@@ -96,12 +103,14 @@ def _fact_rules(
 
 
 def _action_rules(prefix: str, node_ids: Sequence[str]) -> tuple[Rule, ...]:
-    return (_size(prefix, 3), _ids(f"{prefix}[].node", node_ids), *_texts(f"{prefix}[].note"))
+    n = 2 if node_ids else 0  # no node an action may name: no action
+    return (_size(prefix, n), _ids(f"{prefix}[].node", node_ids), *_texts(f"{prefix}[].note"))
 
 
 def deliverable_spec(
     *,
     node_ids: Sequence[str],
+    live_ids: Sequence[str] | None = None,
     focus_id: str,
     requirement_ids: Sequence[str],
     open_layer_min: int,
@@ -110,7 +119,8 @@ def deliverable_spec(
     preserve: bool,
     source_ids: Sequence[str] = (),
 ) -> CallSpec:
-    """The final call of C: the open layer's bounds (enforced), the ids it may name."""
+    """The final call of C: the open layer's bounds (enforced), the ids it may name (actions:
+    ``live_ids``, the nodes not closed, archived or merged; default all)."""
     n_checks = len(requirement_ids) if checks_in_deliverable else 0
     rules: tuple[Rule, ...] = (
         Rule(
@@ -119,7 +129,7 @@ def deliverable_spec(
         _ids("open_layer.living_questions[].parent", [focus_id]),
         *_texts("open_layer.living_questions[].text"),
         *_texts("open_layer.node_status", limit=LONG),
-        _size("open_layer.return_condition.required_facts", 4),
+        _size("open_layer.return_condition.required_facts", 3),
         _size("open_layer.return_condition.required_actions", 3),
         *_texts(
             "open_layer.return_condition.required_facts[]",
@@ -127,22 +137,24 @@ def deliverable_spec(
             "open_layer.return_condition.closure_test",
         ),
         Rule("answer", one_of=() if preserve else None, max_length=ANSWER, enforced=False),
-        *_action_rules("actions", node_ids),
-        *_question_rules("new_questions", node_ids, 3),
+        *_action_rules("actions", node_ids if live_ids is None else live_ids),
+        *_question_rules("new_questions", node_ids, 2),
         *_fact_rules("facts", node_ids, source_ids),
         _size("checks", n_checks),
         _ids("checks[].fact_id", requirement_ids),
         _ids("checks[].source_id", source_ids),
         *_texts("checks[].evidence", "checks[].passage", limit=LONG),
-        _size("downgrade_proposals", 2 if downgrades_allowed else 0),
-        _ids("downgrade_proposals[].node", node_ids),
+        # a downgrade names one of the focus's requirements still in force
+        _size("downgrade_proposals", 1 if downgrades_allowed and requirement_ids else 0),
+        _ids("downgrade_proposals[].node", [focus_id]),
+        _ids("downgrade_proposals[].fact_id", requirement_ids),
         Rule(
             "downgrade_proposals[].grounds",
             min_length=MIN_GROUNDS_CHARS,
             max_length=TEXT,
             enforced=False,
         ),
-        *_texts("downgrade_proposals[].new_text", "downgrade_proposals[].fact_id"),
+        *_texts("downgrade_proposals[].new_text"),
     )
     return CallSpec(DeliverableResponse, rules)
 
@@ -152,14 +164,19 @@ def self_ask_spec() -> CallSpec:
     return CallSpec(SelfAskResponse, _question_rules("questions", (), 8))
 
 
-def armed_self_ask_spec(node_ids: Sequence[str], source_ids: Sequence[str] = ()) -> CallSpec:
-    """B-armed: self-ask writing into the store; every id names an existing node."""
+def armed_self_ask_spec(
+    node_ids: Sequence[str],
+    source_ids: Sequence[str] = (),
+    live_ids: Sequence[str] | None = None,
+) -> CallSpec:
+    """B-armed: self-ask writing into the store; every id names an existing node (an action,
+    a live one)."""
     return CallSpec(
         ArmedSelfAskResponse,
         (
             *_question_rules("questions", node_ids, 5),
             *_fact_rules("facts", node_ids, source_ids),
-            *_action_rules("actions", node_ids),
+            *_action_rules("actions", node_ids if live_ids is None else live_ids),
         ),
     )
 
@@ -169,7 +186,7 @@ def curator_spec(node_ids: Sequence[str]) -> CallSpec:
     return CallSpec(
         CuratorResponse,
         (
-            _size("actions", 5),
+            _size("actions", 5 if node_ids else 0),
             _ids("actions[].node", node_ids),
             _ids("actions[].into", node_ids),
             *_texts("actions[].reason"),

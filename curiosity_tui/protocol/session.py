@@ -29,7 +29,7 @@ from curiosity_tui.protocol.apply import (
     new_questions,
     session_batch,
 )
-from curiosity_tui.protocol.call_specs import armed_self_ask_spec, self_ask_spec
+from curiosity_tui.protocol.call_specs import armed_self_ask_spec, live_ids, self_ask_spec
 from curiosity_tui.protocol.client import ModelCallError, ModelClient
 from curiosity_tui.protocol.context import (
     Budget,
@@ -130,7 +130,7 @@ async def _run_armed(ctx: SessionContext, meta: RunMeta) -> None:
     ctx.record.inputs["rendering"] = rendering
     nodes = ctx.led.raw_nodes()
     reply = await ctx.ask(
-        armed_self_ask_spec(sorted(nodes), [s.id for s in ctx.led.sources()]),
+        armed_self_ask_spec(sorted(nodes), [s.id for s in ctx.led.sources()], live_ids(nodes)),
         kind="self-ask",
         messages=prompts.armed_self_ask_messages(meta.seed, rendering),
         cap=_final_cap(ctx),

@@ -46,6 +46,7 @@ from curiosity_tui.protocol.call_specs import (
     deliverable_spec,
     judge_after_spec,
     judge_before_spec,
+    live_ids,
 )
 from curiosity_tui.protocol.context import SessionContext, SessionFailure, prompt_estimate
 from curiosity_tui.protocol.schemas import (
@@ -322,8 +323,10 @@ async def deliverable_step(
         required_facts=reqs,
         check_summary=check_summary,
     )
+    nodes = ctx.led.raw_nodes()
     spec = deliverable_spec(
-        node_ids=sorted(ctx.led.raw_nodes()),
+        node_ids=sorted(nodes),
+        live_ids=live_ids(nodes),
         focus_id=focus.id,
         requirement_ids=[rid for rid, _ in reqs],
         open_layer_min=st.open_layer_min,
