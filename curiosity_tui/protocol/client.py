@@ -13,7 +13,8 @@ server). Every request carries ``X-Curiosity-Call: <kind>`` and
   ``json_object`` plus the schema in a system message, and the client
   remembers that for its lifetime. The reply is parsed and validated; on
   invalid JSON, a schema violation or a failed ``validator``, one repair
-  retry sends the reply and the error back; a second failure raises
+  retry sends the error back with the reply, or an excerpt of a long one, or starts
+  again after a cut-off reply (:func:`repair_turn`); a second failure raises
   :class:`ModelCallError` carrying both records.
 * The API key is used only to build the ``openai`` client: it is in no
   record, no error message (they are redacted as a second guard) and no repr.
