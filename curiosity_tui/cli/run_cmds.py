@@ -31,6 +31,56 @@ def _endpoint_flags(p: argparse.ArgumentParser) -> None:
     )
 
 
+CAP_KINDS = {
+    "candidate": "candidate_cap",
+    "judge": "judge_cap",
+    "checker": "checker_cap",
+    "deliverable": "deliverable_cap",
+    "curator": "curator_budget",
+}
+"""``--cap KIND=N``: the call kinds whose completion-token cap can be set (docs/decisions/151)."""
+
+
+def _call_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("per-call limits and schemas")
+    g.add_argument(
+        "--cap",
+        action="append",
+        default=[],
+        metavar="KIND=N",
+        help="completion-token cap of one call kind: candidate (260), judge (500), checker (350), "
+        "deliverable (default: what is left of the session budget; also A's answer and B's "
+        "self-ask), curator (the curator budget); repeat for several",
+    )
+    g.add_argument(
+        "--schema-dialect",
+        choices=["strict", "full"],
+        default=None,
+        help="per-call JSON schemas: strict (hosted APIs' subset, default) or full (item counts, "
+        "lengths, tuples: llama.cpp's grammars follow them)",
+    )
+
+
+def call_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """SessionSettings fields from --cap / --schema-dialect (and --context-window if present)."""
+    out: dict[str, Any] = {}
+    for item in getattr(args, "cap", None) or []:
+        kind, sep, value = item.partition("=")
+        field = CAP_KINDS.get(kind.strip())
+        if not sep or field is None:
+            raise InputError(f"--cap {item!r}: use KIND=N with KIND one of {', '.join(CAP_KINDS)}")
+        try:
+            n = int(value)
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise InputError(f"--cap {item!r}: N must be a whole number of tokens, at least 1")
+        out[field] = n
+    out["schema_dialect"] = getattr(args, "schema_dialect", None)
+    out["context_window"] = getattr(args, "context_window", None)
+    return {k: v for k, v in out.items() if v is not None}
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     r = sub.add_parser("run", help="run sessions on one ledger until --sessions are committed")
     r.add_argument("ledger", type=Path)
@@ -44,6 +94,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="human curator's name (default: $CURIOSITY_CURATOR or $USER)",
     )
     _endpoint_flags(r)
+    _call_flags(r)
     r.set_defaults(handler=_run)
 
     pl = sub.add_parser("pilot", help="pilot runs from a plan")
@@ -57,6 +108,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     pr.add_argument("--contract", choices=["pilot-01", "pilot-02"], default=None)
     _endpoint_flags(pr)
+    _call_flags(pr)
     pr.set_defaults(handler=_pilot_run)
     pl.set_defaults(handler=lambda a: (pl.print_help(), 2)[1])
 
@@ -190,7 +242,9 @@ def _run(args: argparse.Namespace) -> int:
             args.ledger, sessions=args.sessions, curator=curator_name(args), args=args
         )
     from curiosity_tui.protocol.runner import run_ledger
+    from curiosity_tui.protocol.session import SessionSettings
 
+    overrides = call_overrides(args)
     with model_client(args, meta.model) as client, Ledger.open(args.ledger, write=True) as led:
         if led.recovered:
             print(f"{args.ledger}: {led.recovered}", file=sys.stderr)
@@ -201,6 +255,7 @@ def _run(args: argparse.Namespace) -> int:
                 sessions=args.sessions,
                 embedder=_embedder(args, client),
                 progress=_print_progress,
+                settings=SessionSettings.from_meta(led.meta, **overrides),
             )
         )
     if result.failed:
@@ -220,6 +275,7 @@ def _pilot_run(args: argparse.Namespace) -> int:
     from curiosity_tui.analysis.prereg import load_plan, lock_metadata, require_lock
     from curiosity_tui.protocol.runner import plan_runs, run_pilot
 
+    overrides = call_overrides(args)
     plan, _text = load_plan(args.plan)
     entry = None if args.unregistered else require_lock(args.out, plan_text=_text)
     contract = args.contract or plan.contract or "pilot-02"
@@ -268,6 +324,7 @@ def _pilot_run(args: argparse.Namespace) -> int:
                 concurrency=args.concurrency,
                 embedder=_embedder(args, client),
                 progress=on,
+                overrides=overrides,
             )
         )
     failed = [(r.ledger, r.failed[0]) for r in results if r.failed]

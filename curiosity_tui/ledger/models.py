@@ -209,11 +209,27 @@ class CallRecord(_Record):
     refusal: bool = Field(
         default=False, description="The endpoint returned a refusal (its text is response_text)."
     )
+    max_tokens: int | None = Field(
+        default=None, description="The completion-token cap this call was sent with."
+    )
+    schema_dialect: str | None = Field(
+        default=None,
+        description="Structured calls: the per-call schema's dialect ('strict' or 'full'), if one was sent.",
+    )
     earlier: list[CallRecord] = Field(
         default_factory=list,
         exclude=True,
         description="On a repaired structured call: the rejected attempt(s) before it (not serialised).",
     )
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_limits(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # max_tokens / schema_dialect are written only when set: older records dump as before.
+        out: dict[str, Any] = handler(self)
+        for name in ("max_tokens", "schema_dialect"):
+            if name in out and out[name] is None:
+                del out[name]
+        return out
 
 
 class SessionCounts(_Record):

@@ -13,7 +13,8 @@ server). Every request carries ``X-Curiosity-Call: <kind>`` and
   ``json_object`` plus the schema in a system message, and the client
   remembers that for its lifetime. The reply is parsed and validated; on
   invalid JSON, a schema violation or a failed ``validator``, one repair
-  retry sends the reply and the error back; a second failure raises
+  retry sends the error back with the reply, or an excerpt of a long one, or starts
+  again after a cut-off reply (:func:`repair_turn`); a second failure raises
   :class:`ModelCallError` carrying both records.
 * The API key is used only to build the ``openai`` client: it is in no
   record, no error message (they are redacted as a second guard) and no repr.
@@ -77,19 +78,28 @@ def _schema_text(schema: type[BaseModel]) -> str:
     return json.dumps(_schema_of(schema), ensure_ascii=False, sort_keys=True)
 
 
-def schema_response_format(schema: type[BaseModel]) -> dict[str, Any]:
-    """The ``response_format`` payload for a pydantic model (strict structured outputs)."""
+def schema_response_format(
+    schema: type[BaseModel], wire: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The ``response_format`` payload for a pydantic model (strict structured outputs);
+    ``wire`` is the call's own schema (``call_schemas.CallSpec.json_schema``) when it has one."""
+    body = wire if wire is not None else _schema_of(schema)
     return {
         "type": "json_schema",
-        "json_schema": {"name": schema.__name__, "schema": _schema_of(schema), "strict": True},
+        "json_schema": {"name": schema.__name__, "schema": body, "strict": True},
     }
 
 
-def schema_instruction(schema: type[BaseModel]) -> str:
+def schema_instruction(schema: type[BaseModel], wire: dict[str, Any] | None = None) -> str:
     """The system message added when the server only supports ``json_object``."""
+    text = (
+        json.dumps(wire, ensure_ascii=False, sort_keys=True)
+        if wire is not None
+        else _schema_text(schema)
+    )
     return (
         "Reply with one JSON object and nothing else. It must validate against this JSON schema:\n"
-        + _schema_text(schema)
+        + text
     )
 
 
@@ -135,6 +145,42 @@ def repair_message(problem: str) -> str:
         f"Your previous reply could not be used: {problem}. "
         "Reply again with only the corrected JSON object, following the schema exactly."
     )
+
+
+REPAIR_EXCERPT_CHARS = 600
+"""A rejected reply longer than this goes back in the repair turn as an excerpt only."""
+
+
+def repair_turn(
+    messages: Sequence[dict[str, str]], content: str, problem: str, *, truncated: bool
+) -> list[dict[str, str]]:
+    """The conversation of the repair retry. It never re-sends a whole long or cut-off reply
+    (that can overflow a small context): a cut-off reply starts again from the original
+    messages with a note to be brief; a long one is quoted as a short excerpt."""
+    if truncated:
+        note = (
+            f"\n\n(An earlier reply was cut off and could not be used: {problem}. "
+            "Reply with a shorter, complete JSON object.)"
+        )
+        *head, last = [dict(m) for m in messages]
+        if last.get("role") == "user":
+            return [*head, {**last, "content": last.get("content", "") + note}]
+        return [*head, last, {"role": "user", "content": note.strip()}]
+    if len(content) <= REPAIR_EXCERPT_CHARS:
+        return [
+            *messages,
+            {"role": "assistant", "content": content},
+            {"role": "user", "content": repair_message(problem)},
+        ]
+    excerpt = content[: REPAIR_EXCERPT_CHARS - 100] + " … " + content[-80:]
+    return [
+        *messages,
+        {
+            "role": "user",
+            "content": f"Your previous reply began and ended: {excerpt}\n\n"
+            + repair_message(problem),
+        },
+    ]
 
 
 _RETRYABLE_STATUS = {408, 409, 429}
@@ -298,6 +344,8 @@ class ModelClient:
         schema: type[BaseModel] | None = None,
         repair: bool = False,
         prior: Sequence[CallRecord] = (),
+        wire: dict[str, Any] | None = None,
+        dialect: str | None = None,
     ) -> tuple[str, CallRecord]:
         # ~80 lines, kept whole on purpose: one loop holds the call's three fall-backs (HTTP
         # retries, json_schema -> json_object, max_tokens -> max_completion_tokens) and the one
@@ -308,11 +356,12 @@ class ModelClient:
         common: dict[str, Any] = dict(
             kind=kind, model=self.model, session=session, internal=internal, repair=repair
         )
+        common.update(max_tokens=max_tokens, schema_dialect=dialect if wire is not None else None)
         start = time.perf_counter()
         retries = 0
         fell_back = False
         while True:
-            sent, kwargs = self._request(messages, max_tokens, schema, fmt)
+            sent, kwargs = self._request(messages, max_tokens, schema, fmt, wire)
             oa = self._client()
 
             def make(
@@ -377,6 +426,7 @@ class ModelClient:
         max_tokens: int,
         schema: type[BaseModel] | None,
         fmt: str | None,
+        wire: dict[str, Any] | None = None,
     ) -> tuple[list[dict[str, str]], dict[str, Any]]:
         """The messages to send and the request's extra arguments for response format ``fmt``."""
         sent = list(messages)
@@ -385,9 +435,9 @@ class ModelClient:
         # openai client does not walk the whole schema on every call (its typed-param
         # transform); the wire request is identical.
         if schema is not None and fmt == "json_schema":
-            kwargs["extra_body"] = {"response_format": schema_response_format(schema)}
+            kwargs["extra_body"] = {"response_format": schema_response_format(schema, wire)}
         elif schema is not None:
-            sent = [*messages, {"role": "system", "content": schema_instruction(schema)}]
+            sent = [*messages, {"role": "system", "content": schema_instruction(schema, wire)}]
             kwargs["extra_body"] = {"response_format": {"type": "json_object"}}
         return sent, kwargs
 
@@ -433,8 +483,13 @@ class ModelClient:
         max_tokens: int,
         internal: bool,
         validator: Callable[[M], None] | None = None,
+        wire_schema: dict[str, Any] | None = None,
+        dialect: str | None = None,
     ) -> tuple[M, CallRecord]:
         """A JSON call validated against ``schema`` (and ``validator``, which raises ValueError).
+
+        ``wire_schema`` is the call's own JSON schema (sent instead of ``schema``'s; recorded
+        with its ``dialect``), built with ``validator`` from one ``CallSpec``.
 
         One repair retry on invalid JSON / schema violation / validator failure /
         refusal; then :class:`ModelCallError` (``code`` = ``invalid_json``,
@@ -453,6 +508,8 @@ class ModelClient:
                 schema=schema,
                 repair=attempt == 1,
                 prior=records,
+                wire=wire_schema,
+                dialect=dialect,
             )
             records.append(record)
             code, problem = "schema_violation", ""
@@ -480,11 +537,7 @@ class ModelClient:
             if attempt == 1:
                 raise self._fail(record, code, problem, records)
             record.error = self._redact(problem)
-            convo = [
-                *messages,
-                {"role": "assistant", "content": content},
-                {"role": "user", "content": repair_message(problem)},
-            ]
+            convo = repair_turn(messages, content, problem, truncated=code == "length")
         raise AssertionError("unreachable")
 
     # -- embeddings ------------------------------------------------------------

@@ -21,6 +21,7 @@ from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import CallRecord, RunMeta, SessionRecord
 from curiosity_tui.ledger.render import render_session_input
 from curiosity_tui.protocol import prompts
+from curiosity_tui.protocol.call_specs import curator_spec
 from curiosity_tui.protocol.client import ModelCallError, ModelClient
 from curiosity_tui.protocol.configs import get_configuration
 from curiosity_tui.protocol.schemas import CuratorResponse
@@ -58,18 +59,29 @@ def _curator_snapshot_exists(led: Ledger, session: int) -> bool:
 
 
 async def model_curate(
-    led: Ledger, client: ModelClient, after: int, budget: int
+    led: Ledger,
+    client: ModelClient,
+    after: int,
+    budget: int,
+    settings: SessionSettings | None = None,
 ) -> tuple[list[CallRecord], list[str]]:
     """The model curator between sessions: prioritise, merge, archive, each with a reason."""
-    rendering = render_session_input(led.raw_nodes(), after + 1)
+    st = settings or SessionSettings.from_meta(led.meta)
+    nodes = led.raw_nodes()
+    rendering = render_session_input(nodes, after + 1)
+    messages = prompts.curator_messages(led.meta.seed, rendering)
+    spec = curator_spec(sorted(nodes))
     try:
         reply, rec = await client.structured(
             kind="curator",
             session=after + 1,
-            messages=prompts.curator_messages(led.meta.seed, rendering),
+            messages=messages,
             schema=CuratorResponse,
-            max_tokens=budget,
+            max_tokens=st.fit(budget, messages),
             internal=False,
+            validator=spec.check,
+            wire_schema=spec.json_schema(st.schema_dialect),
+            dialect=st.schema_dialect,
         )
     except ModelCallError as err:
         return list(err.records), [f"curator call failed: {err.reason}"]
@@ -89,13 +101,17 @@ async def model_curate(
 
 
 async def _curate(
-    led: Ledger, client: ModelClient, after: int, budget: int, hook: CuratorHook | None
+    led: Ledger,
+    client: ModelClient,
+    after: int,
+    st: SessionSettings,
+    hook: CuratorHook | None,
 ) -> list[CallRecord]:
     """The curator between sessions ``after`` and ``after + 1`` (model, or a human's hook), then
     the after-curator snapshot. Returns the calls (and notes) to carry into the next record."""
     carried: list[CallRecord] = []
     if led.meta.curator == "model":
-        calls, notes = await model_curate(led, client, after, budget)
+        calls, notes = await model_curate(led, client, after, st.curator_budget, st)
         carried.extend(calls)
         for n in notes:
             carried.append(CallRecord(kind="curator-note", internal=False, error=n))
@@ -136,7 +152,7 @@ async def run_ledger(
                 progress(
                     Progress(led.path.name, t - 1, "curator", elapsed_s=time.perf_counter() - t0)
                 )
-            carried.extend(await _curate(led, client, t - 1, st.curator_budget, curator_hook))
+            carried.extend(await _curate(led, client, t - 1, st, curator_hook))
         if progress:
             progress(Progress(led.path.name, t, "session", elapsed_s=time.perf_counter() - t0))
         try:
@@ -241,8 +257,10 @@ async def run_pilot(
     concurrency: int = 4,
     embedder: Any = None,
     progress: ProgressFn | None = None,
+    overrides: dict[str, Any] | None = None,
 ) -> list[RunResult]:
-    """Run many runs concurrently (at most ``concurrency`` at once); resumes existing ledgers."""
+    """Run many runs concurrently (at most ``concurrency`` at once); resumes existing ledgers.
+    ``overrides`` are SessionSettings fields (caps, context window, dialect) for every run."""
     if concurrency < 1:
         raise InputError("--concurrency must be at least 1")
     out.mkdir(parents=True, exist_ok=True)
@@ -254,7 +272,12 @@ async def run_pilot(
             led = Ledger.create(path, spec.meta, exist_ok=True)
             try:
                 return await run_ledger(
-                    led, client, sessions=sessions, embedder=embedder, progress=progress
+                    led,
+                    client,
+                    sessions=sessions,
+                    embedder=embedder,
+                    progress=progress,
+                    settings=SessionSettings.from_meta(led.meta, **(overrides or {})),
                 )
             finally:
                 led.close()
