@@ -194,6 +194,9 @@ class CallRecord(_Record):
     finish_reason: str | None = None
     latency_s: float = 0.0
     retries: int = 0
+    waited_s: float = Field(
+        default=0.0, description="Seconds slept between retries (Retry-After or backoff)."
+    )
     error: str | None = None
     request_text: str = Field(
         default="", description="The exact input the call received (render_messages)."
@@ -201,7 +204,8 @@ class CallRecord(_Record):
     response_text: str = ""
     response_format: str | None = Field(
         default=None,
-        description="'json_schema', 'json_object', 'embeddings', or null for free text.",
+        description="'json_schema', 'json_object', 'prompt' (schema in the prompt only), "
+        "'embeddings', or null for free text.",
     )
     repair: bool = Field(
         default=False, description="True for the repair retry of a structured call."
