@@ -531,6 +531,49 @@ class ModelClient:
             )
         return content, record
 
+    async def get_json(self, url: str) -> Any:
+        """GET ``url`` (absolute, or relative to the base URL) with the endpoint's key; the
+        parsed JSON, or None when the server has no such path or answers something else."""
+        oa = self._client()
+        try:
+            # cast_to=object: the parsed JSON body as it is
+            return await oa.get(url, cast_to=object, options={"timeout": self.timeout_s})
+        except (openai.APIError, ValueError):
+            return None
+
+    async def probe_chat(
+        self,
+        *,
+        messages: list[dict[str, str]],
+        fmt: str,
+        schema: type[BaseModel],
+        max_tokens: int,
+    ) -> tuple[str, float]:
+        """One probe request in response format ``fmt`` (the endpoint probe's trial): the
+        reply text and seconds taken. No record is kept; a 500 is not retried (it is the
+        answer). Raises :class:`ModelCallError` with the failure's code."""
+        sent, kwargs = self._request(messages, max_tokens, schema, fmt)
+        oa = self._client()
+        start = time.perf_counter()
+
+        def make() -> Any:
+            return oa.chat.completions.create(
+                model=self.model,
+                messages=sent,  # type: ignore[arg-type]
+                extra_headers=self._headers("probe", 0),
+                timeout=self.timeout_s,
+                **kwargs,
+            )
+
+        try:
+            response, _ = await self._with_retries(make, [], negotiating=True)
+        except _Exhausted as ex:
+            code, text = self._describe(ex.exc)
+            raise ModelCallError(self._redact(text), code=code, records=[]) from None
+        choice = response.choices[0] if response.choices else None
+        content = (choice.message.content if choice is not None else None) or ""
+        return content, time.perf_counter() - start
+
     async def complete(
         self,
         *,

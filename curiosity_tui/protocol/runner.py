@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from curiosity_tui.errors import InputError, TransitionError
 from curiosity_tui.ledger import curation
+from curiosity_tui.ledger.endpoint_record import EndpointCapabilities
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import CallRecord, RunMeta, SessionRecord
 from curiosity_tui.ledger.render import render_session_input
@@ -114,9 +115,16 @@ async def run_ledger(
     curator_hook: CuratorHook | None = None,
     progress: ProgressFn | None = None,
     settings: SessionSettings | None = None,
+    endpoint: EndpointCapabilities | None = None,
 ) -> RunResult:
     """Run sessions until ``sessions`` are committed (resuming after the last committed one).
-    Stops at the first failed session (recorded), so a later call resumes from it."""
+    Stops at the first failed session (recorded), so a later call resumes from it.
+    ``endpoint``: the probe's record, stored in the journal before the first session run
+    here (unless the ledger's latest record says the same)."""
+    if endpoint is not None and led.last_session < sessions:
+        from curiosity_tui.protocol.endpoint import record_endpoint
+
+        record_endpoint(led, endpoint)
     meta = led.meta
     st = settings or SessionSettings.from_meta(meta)
     config = get_configuration(meta.config)
@@ -241,6 +249,7 @@ async def run_pilot(
     concurrency: int = 4,
     embedder: Any = None,
     progress: ProgressFn | None = None,
+    endpoint: EndpointCapabilities | None = None,
 ) -> list[RunResult]:
     """Run many runs concurrently (at most ``concurrency`` at once); resumes existing ledgers."""
     if concurrency < 1:
@@ -254,7 +263,12 @@ async def run_pilot(
             led = Ledger.create(path, spec.meta, exist_ok=True)
             try:
                 return await run_ledger(
-                    led, client, sessions=sessions, embedder=embedder, progress=progress
+                    led,
+                    client,
+                    sessions=sessions,
+                    embedder=embedder,
+                    progress=progress,
+                    endpoint=endpoint,
                 )
             finally:
                 led.close()
