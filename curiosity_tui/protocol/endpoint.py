@@ -180,7 +180,8 @@ async def _embeddings(client: ModelClient, caps: EndpointCapabilities, model: st
         vectors, _ = await client.embed(["probe"], session=0, kind="probe", model=model)
     except ModelCallError as err:
         caps.embeddings = "missing" if err.code in _MISSING_EMBEDDINGS else "error"
-        caps.embeddings_detail = err.reason[:300]
+        bare = err.records[-1].error if err.records else None  # without the call's prefix
+        caps.embeddings_detail = (bare or err.reason)[:300]
         return
     finally:
         del client.calls[kept:]  # the probe is recorded in the capabilities, not as a call

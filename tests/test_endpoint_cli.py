@@ -1,0 +1,131 @@
+"""``endpoint check`` and the probe before session 1 of ``run``, through the CLI, against the
+scripted server (loopback) playing servers that lack a capability."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from curiosity_tui.cli import main
+from curiosity_tui.ledger.ledger import Ledger
+from curiosity_tui.ledger.models import RunMeta
+from curiosity_tui.ledger.replay import verify
+from curiosity_tui.protocol.demo import DemoResponder
+from curiosity_tui.protocol.scripted_server import ScriptedServer
+
+SEED = "Did the printing press cause the Reformation?"
+
+
+@pytest.fixture
+def server_with():
+    started: list[ScriptedServer] = []
+
+    def start(**kw: object) -> ScriptedServer:
+        s = ScriptedServer(responder=DemoResponder(), **kw).start()
+        started.append(s)
+        return s
+
+    yield start
+    for s in started:
+        s.stop()
+
+
+def new_ledger(tmp_path, config: str = "C+cur") -> str:
+    path = tmp_path / f"run-{config}"
+    meta = RunMeta(name=path.name, seed=SEED, config=config, curator="none", model="scripted")
+    Ledger.create(path, meta).close()
+    return str(path)
+
+
+def endpoint(server: ScriptedServer) -> list[str]:
+    return ["--base-url", server.base_url, "--api-key", "k", "--model", "scripted"]
+
+
+def test_check_names_missing_embeddings_and_the_workaround(server_with, capsys):
+    server = server_with(embeddings=False, llama_props=True, context_window=4096)
+    code = main(["endpoint", "check", *endpoint(server), "--embedding-model", "minilm"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "embeddings minilm: missing (HTTP 501" in out
+    assert "--embedding-fallback offline" in out and "a run would stop before session 1" in out
+    assert "context    4096 tokens (props)" in out
+    code = main(["endpoint", "check", *endpoint(server), "--json"])
+    record = json.loads(capsys.readouterr().out)
+    assert code == 0 and record["problems"] == []
+    assert record["response_format"] == "json_schema" and record["slots"] == 4
+
+
+def test_run_with_embedding_model_refuses_before_session_1(server_with, tmp_path, capsys):
+    server = server_with(embeddings=False)
+    path = new_ledger(tmp_path)
+    before = (tmp_path / "run-C+cur" / "journal.jsonl").read_bytes()
+    code = main(["run", path, "--sessions", "2", *endpoint(server), "--embedding-model", "e5"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert len(err) == 1 and "no embeddings for e5" in err[0]
+    assert "--embedding-fallback offline" in err[0]
+    assert (tmp_path / "run-C+cur" / "journal.jsonl").read_bytes() == before  # nothing run
+    assert not [r for r in server.requests if r.kind not in ("probe", "embeddings")]
+
+
+def test_offline_fallback_is_named_on_every_similarity_figure(server_with, tmp_path):
+    server = server_with(embeddings=False)
+    path = new_ledger(tmp_path)
+    code = main(
+        [
+            "run",
+            path,
+            "--sessions",
+            "2",
+            *endpoint(server),
+            "--embedding-model",
+            "e5",
+            "--embedding-fallback",
+            "offline",
+        ]
+    )
+    assert code == 0
+    with Ledger.open(path) as led:
+        records = led.session_records()
+        assert led.meta.endpoint is not None and led.meta.endpoint.embeddings == "missing"
+    assert len(records) == 2
+    for rec in records:
+        assert rec.embedder and "offline fallback: endpoint:e5 not served" in rec.embedder
+        assert rec.tension is not None and rec.tension.embedder == rec.embedder
+
+
+def test_json_schema_500_server_negotiates_once_records_it_and_completes(
+    server_with, tmp_path, capsys
+):
+    server = server_with(supports_json_schema=False, json_schema_status=500)
+    path = new_ledger(tmp_path)
+    code = main(["run", path, "--sessions", "3", *endpoint(server)])
+    assert code == 0, capsys.readouterr().err
+    assert "endpoint: format json_object" in capsys.readouterr().err
+    schema_requests = [
+        r
+        for r in server.requests
+        if (r.body.get("response_format") or {}).get("type") == "json_schema"
+    ]
+    assert len(schema_requests) == 1 and schema_requests[0].kind == "probe"  # negotiated once
+    with Ledger.open(path) as led:
+        assert led.last_session == 3
+        caps = led.meta.endpoint
+        assert caps is not None and caps.response_format == "json_object"
+        formats = {c.response_format for r in led.session_records() for c in r.calls}
+    assert formats <= {"json_object", None, "embeddings"} and "json_object" in formats
+    assert verify(path).ok
+    # resuming against the same server records nothing new
+    lines = (tmp_path / "run-C+cur" / "journal.jsonl").read_text().count("endpoint_probed")
+    assert main(["run", path, "--sessions", "3", *endpoint(server)]) == 0
+    again = (tmp_path / "run-C+cur" / "journal.jsonl").read_text().count("endpoint_probed")
+    assert lines == again == 1
+
+
+def test_bad_capability_flag_is_one_line(server_with, tmp_path, capsys):
+    server = server_with()
+    path = new_ledger(tmp_path)
+    code = main(["run", path, "--sessions", "1", *endpoint(server), "--max-reply-kb", "0"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "--max-reply-kb must be positive" in err[0]
