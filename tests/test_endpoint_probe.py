@@ -140,3 +140,22 @@ async def test_record_is_stored_once_and_replay_verifies(servers, tmp_path):
         assert led.meta.endpoint == caps
     kinds = [line for line in (path / "journal.jsonl").read_text().splitlines()]
     assert sum('"endpoint_probed"' in k for k in kinds) == 1
+
+
+async def test_embeddings_from_a_second_server(servers):
+    chat = servers(embeddings=False)
+    embed = servers()
+    client = ModelClient(
+        base_url=chat.base_url,
+        embedding_base_url=embed.base_url,
+        api_key="k",
+        model="scripted",
+        timeout_s=5,
+    )
+    caps = await prepare_endpoint(client, EndpointOptions(embedding_model="minilm"))
+    assert caps.embeddings == "served" and caps.embedding_base_url == embed.base_url
+    vectors, _ = await client.embed(["a", "b"], session=1, model="minilm")
+    assert len(vectors) == 2
+    assert [r.path for r in chat.requests if r.path.endswith("embeddings")] == []
+    assert len([r for r in embed.requests if r.path.endswith("embeddings")]) == 2
+    await client.aclose()

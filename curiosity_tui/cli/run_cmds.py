@@ -24,6 +24,10 @@ def _endpoint_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--model", help="chat model name (default: the run's recorded model)")
     g.add_argument("--embedding-model", help="use the endpoint's embeddings for medoid/similarity")
     g.add_argument(
+        "--embedding-base-url",
+        help="where /v1/embeddings is served, if not at --base-url (e.g. a second llama-server)",
+    )
+    g.add_argument(
         "--timeout", type=float, default=600.0, help="seconds per call (default 600, CPU-sized)"
     )
     _capability_flags(g)
@@ -158,6 +162,7 @@ def model_client(args: argparse.Namespace, default_model: str | None) -> Iterato
         api_key=args.api_key,
         model=model,
         embedding_model=args.embedding_model,
+        embedding_base_url=getattr(args, "embedding_base_url", None),
         timeout_s=args.timeout,
         **client_options(args),
     )

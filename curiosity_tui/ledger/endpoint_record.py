@@ -56,6 +56,9 @@ class EndpointCapabilities(_Rec):
         default=None, description="Whether GET /v1/models lists the model (null: no list)."
     )
     embedding_model: str | None = None
+    embedding_base_url: str | None = Field(
+        default=None, description="Where embeddings were probed, when not at base_url."
+    )
     embeddings: EmbeddingsState = "not_asked"
     embeddings_detail: str = ""
     embedding_fallback: Literal["none", "offline"] = "none"
@@ -77,7 +80,7 @@ class EndpointCapabilities(_Rec):
         if self.slots is not None:
             parts.append(f"{self.slots} slot{'s' if self.slots != 1 else ''}")
         if self.embedding_model:
-            emb = self.embeddings
+            emb: str = self.embeddings
             if self.embeddings != "served" and self.embedding_fallback == "offline":
                 emb = "missing, offline fallback"
             parts.append(f"embeddings {emb}")

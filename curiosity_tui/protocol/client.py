@@ -210,6 +210,7 @@ class ModelClient:
         api_key: str | None = None,
         model: str,
         embedding_model: str | None = None,
+        embedding_base_url: str | None = None,
         timeout_s: float = DEFAULT_TIMEOUT_S,
         max_retries: int = 3,
         retry_backoff_s: float = 1.0,
@@ -257,25 +258,34 @@ class ModelClient:
         self._rng = rng or random.Random()
         self._sleep = sleep or asyncio.sleep
         self.calls: list[CallRecord] = []
+        #: where /v1/embeddings is served, when not at ``base_url`` (llama-server serves one
+        #: model per process: the chat model on one port, MiniLM on another)
+        self.embedding_base_url = embedding_base_url or None
         self._pool_key = (
             self.base_url,
             hashlib.sha256(key.encode("utf-8")).hexdigest(),
             timeout_s,
         )
+        self._embed_pool_key = (self.embedding_base_url, *self._pool_key[1:])
 
     def __repr__(self) -> str:
         return f"ModelClient(base_url={self.base_url!r}, model={self.model!r})"
 
     # -- plumbing ------------------------------------------------------------
 
-    def _client(self) -> openai.AsyncOpenAI:
+    def _client(self, *, embeddings: bool = False) -> openai.AsyncOpenAI:
+        separate = embeddings and self.embedding_base_url is not None
+        pool_key = self._embed_pool_key if separate else self._pool_key
         per_loop = _POOL.setdefault(asyncio.get_running_loop(), {})
-        oa = per_loop.get(self._pool_key)
+        oa = per_loop.get(pool_key)
         if oa is None:
             oa = openai.AsyncOpenAI(
-                api_key=self._key, base_url=self.base_url, max_retries=0, timeout=self.timeout_s
+                api_key=self._key,
+                base_url=self.embedding_base_url if separate else self.base_url,
+                max_retries=0,
+                timeout=self.timeout_s,
             )
-            per_loop[self._pool_key] = oa
+            per_loop[pool_key] = oa
         return oa
 
     async def aclose(self) -> None:
@@ -285,9 +295,10 @@ class ModelClient:
         (they are released with the loop) but tidy at the end of a program.
         """
         per_loop = _POOL.get(asyncio.get_running_loop(), {})
-        oa = per_loop.pop(self._pool_key, None)
-        if oa is not None:
-            await oa.close()
+        for pool_key in (self._pool_key, self._embed_pool_key):
+            oa = per_loop.pop(pool_key, None)
+            if oa is not None:
+                await oa.close()
 
     async def __aenter__(self) -> ModelClient:
         return self
@@ -548,9 +559,9 @@ class ModelClient:
         fmt: str,
         schema: type[BaseModel],
         max_tokens: int,
-    ) -> tuple[str, float]:
+    ) -> tuple[str, float, str | None]:
         """One probe request in response format ``fmt`` (the endpoint probe's trial): the
-        reply text and seconds taken. No record is kept; a 500 is not retried (it is the
+        reply text, seconds taken and finish reason. No record is kept; a 500 is not retried (it is the
         answer). Raises :class:`ModelCallError` with the failure's code."""
         sent, kwargs = self._request(messages, max_tokens, schema, fmt)
         oa = self._client()
@@ -572,7 +583,8 @@ class ModelClient:
             raise ModelCallError(self._redact(text), code=code, records=[]) from None
         choice = response.choices[0] if response.choices else None
         content = (choice.message.content if choice is not None else None) or ""
-        return content, time.perf_counter() - start
+        finish = choice.finish_reason if choice is not None else None
+        return content, time.perf_counter() - start, finish
 
     async def complete(
         self,
@@ -688,7 +700,7 @@ class ModelClient:
         )
         if not request:
             return [], record
-        oa = self._client()
+        oa = self._client(embeddings=True)
 
         def make() -> Any:
             return oa.embeddings.create(

@@ -32,6 +32,7 @@ from curiosity_tui.ledger.endpoint_record import (
     FormatChoice,
     FormatTrial,
     ResponseFormat,
+    TrialOutcome,
 )
 from curiosity_tui.ledger.events import EndpointProbed
 from curiosity_tui.ledger.ledger import Ledger
@@ -48,7 +49,7 @@ __all__ = [
 ]
 
 _PROBE_VALUES = ("curiosity-probe-7f3a", "curiosity-probe-b2c9")
-_PROBE_MAX_TOKENS = 48
+_PROBE_MAX_TOKENS = 64
 _MISSING_EMBEDDINGS = {"http_404", "http_501", "http_400", "http_405"}
 _FATAL = {"connection", "timeout", "http_401", "http_403", "http_404"}
 EMBEDDINGS_ROUTE = "README: serving embeddings with MiniLM on llama.cpp"
@@ -109,22 +110,26 @@ async def _server_info(client: ModelClient, caps: EndpointCapabilities) -> None:
         caps.model_listed = any(d.get("id") == client.model for d in entries)
         mine = next((d for d in entries if d.get("id") == client.model), None)
         if mine is not None and caps.context_window is None:
-            meta = mine.get("meta") if isinstance(mine.get("meta"), dict) else {}
+            raw_meta = mine.get("meta")
+            meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
             for value in (
                 meta.get("n_ctx"),
                 mine.get("max_model_len"),
                 mine.get("context_length"),
                 mine.get("context_window"),
             ):
-                if _int(value):
-                    caps.context_window, caps.context_source = int(value), "models"
+                window = _int(value)
+                if window:
+                    caps.context_window, caps.context_source = window, "models"
                     break
 
 
 async def _trial(client: ModelClient, fmt: ResponseFormat) -> FormatTrial:
+    # json_schema: the enum forces a ~15-token reply; the others get room for a chatty model
+    limit = _PROBE_MAX_TOKENS if fmt == "json_schema" else 2 * _PROBE_MAX_TOKENS
     try:
-        text, seconds = await client.probe_chat(
-            messages=_PROBE_MESSAGES, fmt=fmt, schema=ProbeReply, max_tokens=_PROBE_MAX_TOKENS
+        text, seconds, finish = await client.probe_chat(
+            messages=_PROBE_MESSAGES, fmt=fmt, schema=ProbeReply, max_tokens=limit
         )
     except ModelCallError as err:
         if err.code in _FATAL:
@@ -132,15 +137,17 @@ async def _trial(client: ModelClient, fmt: ResponseFormat) -> FormatTrial:
                 f"cannot use the endpoint {client.base_url or 'OpenAI'} with model "
                 f"{client.model}: {err.reason}"
             ) from None
-        outcome = "overflow" if err.code == "context_overflow" else "refused"
+        outcome: TrialOutcome = "overflow" if err.code == "context_overflow" else "refused"
         if not err.code.startswith("http_") and err.code != "context_overflow":
             outcome = "error"
-        return FormatTrial(format=fmt, outcome=outcome, detail=err.reason[:300])  # type: ignore[arg-type]
+        return FormatTrial(format=fmt, outcome=outcome, detail=err.reason[:300])
+    seconds = round(seconds, 3)
+    cut = f" (cut at {limit} tokens)" if finish == "length" else ""
     try:
         data = parse_json_object(text)
     except ValueError as exc:
         return FormatTrial(
-            format=fmt, outcome="unconstrained", detail=str(exc)[:300], latency_s=seconds
+            format=fmt, outcome="unconstrained", detail=f"{exc}{cut}"[:300], latency_s=seconds
         )
     if fmt == "json_schema":
         try:
@@ -150,9 +157,9 @@ async def _trial(client: ModelClient, fmt: ResponseFormat) -> FormatTrial:
                 format=fmt,
                 outcome="unconstrained",
                 detail="HTTP 200, but the reply ignores the schema: " + text[:120],
-                latency_s=round(seconds, 3),
+                latency_s=seconds,
             )
-    return FormatTrial(format=fmt, outcome="honoured", latency_s=round(seconds, 3))
+    return FormatTrial(format=fmt, outcome="honoured", latency_s=seconds)
 
 
 async def _formats(client: ModelClient, caps: EndpointCapabilities, choice: FormatChoice) -> None:
@@ -201,6 +208,7 @@ async def probe_endpoint(client: ModelClient, opts: EndpointOptions) -> Endpoint
         probed_at=utc_now_micro(),
         requested_format=opts.response_format,
         embedding_model=opts.embedding_model,
+        embedding_base_url=client.embedding_base_url,
         embedding_fallback=opts.embedding_fallback,
     )
     saved = client.response_format
@@ -235,8 +243,9 @@ def problems(caps: EndpointCapabilities) -> list[str]:
     if caps.embedding_model and caps.embeddings != "served" and caps.embedder is None:
         out.append(
             f"the server has no embeddings for {caps.embedding_model} "
-            f"({caps.embeddings_detail}); serve them ({EMBEDDINGS_ROUTE}), drop "
-            "--embedding-model, or pass --embedding-fallback offline"
+            f"({caps.embeddings_detail}); point --embedding-base-url at a server that has "
+            f"them ({EMBEDDINGS_ROUTE}), drop --embedding-model, or pass "
+            "--embedding-fallback offline"
         )
     return out
 
