@@ -129,3 +129,64 @@ def test_bad_capability_flag_is_one_line(server_with, tmp_path, capsys):
     code = main(["run", path, "--sessions", "1", *endpoint(server), "--max-reply-kb", "0"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "--max-reply-kb must be positive" in err[0]
+
+
+PLAN = """\
+name = "probe"
+configurations = ["B-armed-cur", "C-cur"]
+runs = 1
+sessions = 2
+seed_question = "Did the printing press cause the Reformation?"
+model = "scripted"
+epsilon = 0.15
+metrics = ["max_depth"]
+
+[budgets]
+session_completion_tokens = 4000
+
+[rule]
+kind = "any_metric_beats_in_all"
+pairs = [["C-cur", "B-armed-cur"]]
+metrics = ["max_depth"]
+"""
+
+
+def test_pilot_run_records_the_probe_in_every_run_or_starts_none(server_with, tmp_path, capsys):
+    plan = tmp_path / "plan.toml"
+    plan.write_text(PLAN)
+    out = tmp_path / "runs"
+    no_embeddings = server_with(embeddings=False)
+    run = ["pilot", "run", str(plan), "--out", str(out), "--unregistered"]
+    code = main([*run, *endpoint(no_embeddings), "--embedding-model", "e5"])
+    err = capsys.readouterr().err
+    assert code == 2 and "no embeddings for e5" in err
+    assert not out.exists() or not any(out.iterdir())  # no run was created
+    refusing = server_with(supports_json_schema=False, json_schema_status=500)
+    assert main([*run, *endpoint(refusing)]) == 0, capsys.readouterr().err
+    for name in ("B-armed-cur-r0", "C-cur-r0"):
+        with Ledger.open(out / name) as led:
+            assert led.last_session == 2
+            assert led.meta.endpoint is not None
+            assert led.meta.endpoint.response_format == "json_object"
+        assert verify(out / name).ok
+
+
+def test_oversized_reply_fails_the_session_with_a_small_journal_line(tmp_path, capsys):
+    from curiosity_tui.protocol.scripted_server import Script, ScriptRule
+
+    script = Script(
+        rules=[ScriptRule(kind="candidate", reply="x" * 1_000_000, completion_tokens=10)]
+    )
+    server = ScriptedServer(script, responder=DemoResponder()).start()
+    try:
+        path = new_ledger(tmp_path)
+        code = main(["run", path, "--sessions", "1", *endpoint(server)])
+    finally:
+        server.stop()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1
+    assert any("over the 65536-byte cap (--max-reply-kb)" in line for line in err)
+    lines = (tmp_path / "run-C+cur" / "journal.jsonl").read_text().splitlines()
+    failed = [line for line in lines if '"session_failed"' in line]
+    assert len(failed) == 1 and len(failed[0]) < 64_000
+    assert verify(path).ok
