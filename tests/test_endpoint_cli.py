@@ -190,3 +190,16 @@ def test_oversized_reply_fails_the_session_with_a_small_journal_line(tmp_path, c
     failed = [line for line in lines if '"session_failed"' in line]
     assert len(failed) == 1 and len(failed[0]) < 64_000
     assert verify(path).ok
+
+
+def test_human_curated_run_refuses_before_the_app_opens(server_with, tmp_path, capsys):
+    server = server_with(embeddings=False)
+    path = tmp_path / "human"
+    meta = RunMeta(name="human", seed=SEED, config="C+cur", curator="human", model="scripted")
+    Ledger.create(path, meta).close()
+    argv = ["run", str(path), "--sessions", "1", *endpoint(server), "--embedding-model", "e5"]
+    code = main([*argv, "--curator-name", "ada"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "no embeddings for e5" in err[0]
+    with Ledger.open(path) as led:
+        assert led.last_session == 0 and led.meta.endpoint is None

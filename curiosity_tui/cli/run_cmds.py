@@ -235,12 +235,15 @@ def run_curated(ledger: Path | str, *, sessions: int, curator: str, args: Any) -
     path = Path(ledger)
     with Ledger.open(path) as probe:
         model = probe.meta.model
+    with model_client(args, model) as client:  # before the app opens: refuse in one line
+        caps = asyncio.run(_closing(client, probed(client, args)))
     req = RunRequest(
         ledger=path,
         sessions=sessions,
         curator=curator,
         client_factory=lambda: model_client(args, model),
-        embedder_factory=lambda client: _embedder(args, client),
+        embedder_factory=lambda client: _embedder(args, client, caps),
+        endpoint=caps,
     )
     app = make_app(path.parent, run=req, curator_name=curator)
     app.run()
