@@ -228,3 +228,18 @@ async def test_oversized_field_fails_without_a_repair(servers):
     small, _ = client_for(server, max_field_chars=30_000)
     value, _ = await judge(small)
     assert len(value.framings[0]) == 20_000
+
+
+async def test_a_400_for_one_schema_after_json_schema_worked_falls_back_for_that_call(servers):
+    server = servers(ScriptRule(kind="judge-before", reply=JB))
+    client, _ = client_for(server)
+    _, first = await judge(client)
+    assert first.response_format == "json_schema" and client.json_schema_supported is True
+    server.supports_json_schema = False  # e.g. a hosted API refusing one call's constraints
+    _, second = await judge(client)
+    assert second.response_format == "json_object"
+    assert client.json_schema_supported is True  # one call's refusal is not a verdict on all
+    server.supports_json_schema, server.json_schema_status = False, 500
+    with pytest.raises(ModelCallError) as info:  # a 500 once support is known: a server error
+        await judge(client)
+    assert info.value.code == "http_500" and info.value.records[-1].retries == 3

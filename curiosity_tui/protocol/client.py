@@ -423,7 +423,9 @@ class ModelClient:
                     **kwargs,
                 )
 
-            negotiating = fmt == "json_schema" and self._may_negotiate() and not fell_back
+            may_fall_back = fmt == "json_schema" and self.response_format == "auto"
+            may_fall_back = may_fall_back and not fell_back
+            negotiating = may_fall_back and self.json_schema_supported is None
             try:
                 response, r = await self._with_retries(make, waits, negotiating=negotiating)
                 retries += r
@@ -431,7 +433,7 @@ class ModelClient:
             except _Exhausted as ex:
                 retries += ex.retries
                 exc = ex.exc
-                if negotiating and self._is_format_refusal(exc):
+                if may_fall_back and self._is_format_refusal(exc, unknown=negotiating):
                     fmt, fell_back, retries = "json_object", True, retries + 1
                     continue
                 bad_request = isinstance(
@@ -457,8 +459,8 @@ class ModelClient:
                 if ex.note:
                     text = f"{text}; {ex.note}"
                 raise self._fail(record, code, text, [*prior, record]) from None
-        if fell_back:
-            self.json_schema_supported = False
+        if fell_back and self.json_schema_supported is None:
+            self.json_schema_supported = False  # negotiated once, for the client's lifetime
         elif fmt == "json_schema":
             self.json_schema_supported = True
         record = CallRecord(
@@ -479,16 +481,15 @@ class ModelClient:
             return self.response_format
         return "json_object" if self.json_schema_supported is False else "json_schema"
 
-    def _may_negotiate(self) -> bool:
-        return self.response_format == "auto" and self.json_schema_supported is None
-
     @staticmethod
-    def _is_format_refusal(exc: Exception) -> bool:
-        """A refusal of ``json_schema`` itself: 400/422 (not a context overflow), or the 500
+    def _is_format_refusal(exc: Exception, *, unknown: bool) -> bool:
+        """A refusal of this call's ``json_schema``: 400/422 (not a context overflow; this
+        call then uses ``json_object``), or, while support is unknown, the 500
         llama-cpp-python answers with."""
         if rt.is_context_overflow(exc):
             return False
-        return rt.status_of(exc) in (400, 422, 500)
+        status = rt.status_of(exc)
+        return status in (400, 422) or (unknown and status == 500)
 
     def _request(
         self,
