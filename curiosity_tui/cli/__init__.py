@@ -15,6 +15,7 @@ from curiosity_tui.cli import (
     analysis_cmds,
     app_cmds,
     contract_cmds,
+    endpoint_cmds,
     ledger_cmds,
     pack_cmds,
     run_cmds,
@@ -24,7 +25,15 @@ from curiosity_tui.errors import CuriosityError
 #: Command modules, in the order their commands appear in ``--help``. None imports numpy,
 #: scikit-learn, openai or textual at module level (they load inside the handlers;
 #: tests/test_startup_imports.py), so importing them all here keeps start-up light.
-COMMAND_MODULES = (app_cmds, ledger_cmds, run_cmds, contract_cmds, pack_cmds, analysis_cmds)
+COMMAND_MODULES = (
+    app_cmds,
+    ledger_cmds,
+    run_cmds,
+    endpoint_cmds,
+    contract_cmds,
+    pack_cmds,
+    analysis_cmds,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from curiosity_tui.errors import InputError, TransitionError
 from curiosity_tui.ledger import curation
+from curiosity_tui.ledger.endpoint_record import EndpointCapabilities
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import CallRecord, RunMeta, SessionRecord
 from curiosity_tui.ledger.render import render_session_input
@@ -121,6 +122,20 @@ async def _curate(
     return carried
 
 
+def endpoint_overrides(endpoint: EndpointCapabilities | None, meta: RunMeta) -> dict[str, Any]:
+    """SessionSettings fields the probe decides unless a flag or the run's options say: the
+    context window it found (caps fit inside it) and the schema dialect the server accepts
+    ("full" on llama.cpp's grammars, else "strict")."""
+    if endpoint is None:
+        return {}
+    out: dict[str, Any] = {}
+    if endpoint.context_window:
+        out["context_window"] = endpoint.context_window
+    if endpoint.schema_dialect and "schema_dialect" not in (meta.options or {}):
+        out["schema_dialect"] = endpoint.schema_dialect
+    return out
+
+
 async def run_ledger(
     led: Ledger,
     client: ModelClient,
@@ -130,11 +145,18 @@ async def run_ledger(
     curator_hook: CuratorHook | None = None,
     progress: ProgressFn | None = None,
     settings: SessionSettings | None = None,
+    endpoint: EndpointCapabilities | None = None,
 ) -> RunResult:
     """Run sessions until ``sessions`` are committed (resuming after the last committed one).
-    Stops at the first failed session (recorded), so a later call resumes from it."""
+    Stops at the first failed session (recorded), so a later call resumes from it.
+    ``endpoint``: the probe's record, stored in the journal before the first session run
+    here (unless the ledger's latest record says the same)."""
+    if endpoint is not None and led.last_session < sessions:
+        from curiosity_tui.protocol.endpoint import record_endpoint
+
+        record_endpoint(led, endpoint)
     meta = led.meta
-    st = settings or SessionSettings.from_meta(meta)
+    st = settings or SessionSettings.from_meta(meta, **endpoint_overrides(endpoint, meta))
     config = get_configuration(meta.config)
     result = RunResult(ledger=led.path.name, sessions_done=led.last_session)
     t0 = time.perf_counter()
@@ -258,6 +280,7 @@ async def run_pilot(
     embedder: Any = None,
     progress: ProgressFn | None = None,
     overrides: dict[str, Any] | None = None,
+    endpoint: EndpointCapabilities | None = None,
 ) -> list[RunResult]:
     """Run many runs concurrently (at most ``concurrency`` at once); resumes existing ledgers.
     ``overrides`` are SessionSettings fields (caps, context window, dialect) for every run."""
@@ -277,7 +300,10 @@ async def run_pilot(
                     sessions=sessions,
                     embedder=embedder,
                     progress=progress,
-                    settings=SessionSettings.from_meta(led.meta, **(overrides or {})),
+                    settings=SessionSettings.from_meta(
+                        led.meta, **{**endpoint_overrides(endpoint, led.meta), **(overrides or {})}
+                    ),
+                    endpoint=endpoint,
                 )
             finally:
                 led.close()

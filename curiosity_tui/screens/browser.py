@@ -123,6 +123,8 @@ class BrowserScreen(AppScreen):
             f"{meta.config} · {meta.contract} · curator {meta.curator} · "
             f"{view.last_session} session(s)"
         )
+        if meta.endpoint is not None:  # what the endpoint probe found (format, ctx, embeddings)
+            self.sub_title += f" · {meta.endpoint.summary()}"
         tree = self.query_one(LedgerTree)
         tree.loading = False
         cursor = self.pending_node or tree.current_id
