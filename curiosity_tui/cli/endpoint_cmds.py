@@ -36,6 +36,8 @@ def _lines(caps: Any) -> list[str]:
         detail = f"  {t.detail}" if t.detail else ""
         out.append(f"format     {t.format:<11} {t.outcome}{detail}")
     out.append(f"uses       response format {caps.response_format or 'none'}")
+    if caps.schema_dialect:
+        out.append(f"schemas    {caps.schema_dialect} dialect (override: --schema-dialect)")
     window = (
         f"{caps.context_window} tokens ({caps.context_source})"
         if caps.context_window
