@@ -51,6 +51,7 @@ class LedgerSummary:
     findings: int | None = None  # closure-audit findings; None = not computed yet
     error: str | None = None  # the ledger could not be read: one line why
     modified: float = 0.0
+    endpoint: str = ""  # the latest endpoint probe, one line ("" = none recorded)
 
     @property
     def open(self) -> int:
@@ -210,6 +211,7 @@ def summarize_ledger(path: Path) -> LedgerSummary:
             s.pending_downgrades = pending
             s.sessions = led.last_session
             s.failed = len(led.failed_sessions())
+            s.endpoint = meta.endpoint.summary() if meta.endpoint is not None else ""
     except CuriosityError as err:
         s.error = str(err).splitlines()[0] if str(err) else type(err).__name__
     except (OSError, ValueError) as err:

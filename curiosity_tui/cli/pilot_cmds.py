@@ -23,7 +23,7 @@ def _cores() -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from curiosity_tui.cli.run_cmds import endpoint_flags
+    from curiosity_tui.cli.run_cmds import call_flags, endpoint_flags
 
     pl = sub.add_parser("pilot", help="pilot runs from a plan")
     psub = pl.add_subparsers(dest="pilot_command", metavar="SUBCOMMAND")
@@ -49,6 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     pr.add_argument("--contract", choices=["pilot-01", "pilot-02"], default=None)
     endpoint_flags(pr)
+    call_flags(pr)
     pr.set_defaults(handler=_pilot_run)
 
     ps = psub.add_parser("status", help="progress of a (sharded) pilot from its --out dir(s)")
@@ -142,7 +143,7 @@ def _execute(args: argparse.Namespace, plan: Any, specs: list[Any], workers: int
     """Run the specs in this process (workers == 1) or over worker processes."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from curiosity_tui.cli.run_cmds import _closing, _embedder, model_client
+    from curiosity_tui.cli.run_cmds import _closing, _embedder, call_overrides, model_client, probed
     from curiosity_tui.protocol.runner import run_pilot
     from curiosity_tui.protocol.workers import ClientSpec, run_pilot_workers
 
@@ -169,8 +170,10 @@ def _execute(args: argparse.Namespace, plan: Any, specs: list[Any], workers: int
             elif p.phase == "curator":
                 bar.update(tid, status="curator")
 
-        embedder = _embedder(args, client)
-        if workers > 1 and len(specs) > 1:
+        overrides = call_overrides(args)
+        caps = asyncio.run(_closing(client, probed(client, args)))  # before any run starts
+        embedder = _embedder(args, client, caps)
+        if workers > 1 and len(specs) > 1:  # workers build their own clients (ClientSpec)
             cs = ClientSpec.of(client, endpoint_embeddings=embedder is not None)
             return run_pilot_workers(
                 specs,
@@ -193,6 +196,8 @@ def _execute(args: argparse.Namespace, plan: Any, specs: list[Any], workers: int
                         concurrency=args.concurrency,
                         embedder=embedder,
                         progress=on,
+                        overrides=overrides,
+                        endpoint=caps,
                     ),
                 )
             )

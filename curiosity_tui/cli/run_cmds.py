@@ -23,7 +23,14 @@ def endpoint_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY); never written anywhere")
     g.add_argument("--model", help="chat model name (default: the run's recorded model)")
     g.add_argument("--embedding-model", help="use the endpoint's embeddings for medoid/similarity")
-    g.add_argument("--timeout", type=float, default=120.0, help="seconds per call (default 120)")
+    g.add_argument(
+        "--embedding-base-url",
+        help="where /v1/embeddings is served, if not at --base-url (e.g. a second llama-server)",
+    )
+    g.add_argument(
+        "--timeout", type=float, default=600.0, help="seconds per call (default 600, CPU-sized)"
+    )
+    _capability_flags(g)
     g.add_argument(
         "--scripted",
         action="store_true",
@@ -34,6 +41,116 @@ def endpoint_flags(p: argparse.ArgumentParser) -> None:
         "--max-rpm", type=float, help="at most this many requests a minute (all runs together)"
     )
     g.add_argument("--max-tpm", type=float, help="at most this many tokens a minute (estimated)")
+
+
+def _capability_flags(g: argparse._ArgumentGroup) -> None:
+    """Flags for what the endpoint probe finds or cannot find (protocol/endpoint.py)."""
+    g.add_argument(
+        "--response-format",
+        choices=["auto", "json_schema", "json_object", "prompt"],
+        default="auto",
+        help="structured replies: auto (probe: json_schema, else json_object, else prompt) "
+        "or one fixed format",
+    )
+    g.add_argument(
+        "--context-window", type=int, help="the server's context in tokens, if it does not say"
+    )
+    g.add_argument(
+        "--embedding-fallback",
+        choices=["none", "offline"],
+        default="none",
+        help="with --embedding-model and no embeddings endpoint: refuse (none, default) or "
+        "use the offline embedder, named on every similarity figure (offline)",
+    )
+    g.add_argument(
+        "--retry-timeouts",
+        choices=["auto", "always", "never"],
+        default="auto",
+        help="re-send a timed-out request: auto = unless the server serves one request at a time",
+    )
+    g.add_argument("--max-retries", type=int, default=3, help="retries per call (default 3)")
+    g.add_argument(
+        "--max-reply-kb", type=int, default=64, help="cap on one model reply, KB (default 64)"
+    )
+    g.add_argument(
+        "--max-field-kb", type=int, default=16, help="cap on one reply field, KB (default 16)"
+    )
+
+
+def client_options(args: argparse.Namespace) -> dict[str, Any]:
+    """ModelClient keyword arguments from the capability flags (checked: one line if bad)."""
+    for flag in ("max_retries", "max_reply_kb", "max_field_kb", "context_window"):
+        value = getattr(args, flag, None)
+        if value is not None and value < (0 if flag == "max_retries" else 1):
+            raise InputError(f"--{flag.replace('_', '-')} must be positive, got {value}")
+    return {
+        "response_format": getattr(args, "response_format", "auto"),
+        "retry_timeouts": getattr(args, "retry_timeouts", "auto"),
+        "max_retries": getattr(args, "max_retries", 3),
+        "max_reply_bytes": getattr(args, "max_reply_kb", 64) * 1024,
+        "max_field_chars": getattr(args, "max_field_kb", 16) * 1024,
+    }
+
+
+def endpoint_options(args: argparse.Namespace) -> Any:
+    from curiosity_tui.protocol.endpoint import EndpointOptions
+
+    return EndpointOptions(
+        response_format=getattr(args, "response_format", "auto"),
+        embedding_model=getattr(args, "embedding_model", None),
+        embedding_fallback=getattr(args, "embedding_fallback", "none"),
+        context_window=getattr(args, "context_window", None),
+    )
+
+
+CAP_KINDS = {
+    "candidate": "candidate_cap",
+    "judge": "judge_cap",
+    "checker": "checker_cap",
+    "deliverable": "deliverable_cap",
+    "curator": "curator_budget",
+}
+"""``--cap KIND=N``: the call kinds whose completion-token cap can be set (docs/decisions/151)."""
+
+
+def call_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("per-call limits and schemas")
+    g.add_argument(
+        "--cap",
+        action="append",
+        default=[],
+        metavar="KIND=N",
+        help="completion-token cap of one call kind: candidate (260), judge (500), checker (350), "
+        "deliverable (default: what is left of the session budget; also A's answer and B's "
+        "self-ask), curator (the curator budget); repeat for several",
+    )
+    g.add_argument(
+        "--schema-dialect",
+        choices=["strict", "full"],
+        default=None,
+        help="per-call JSON schemas: strict (hosted APIs' subset, default) or full (item counts, "
+        "lengths, tuples: llama.cpp's grammars follow them)",
+    )
+
+
+def call_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """SessionSettings fields from --cap / --schema-dialect (and --context-window if present)."""
+    out: dict[str, Any] = {}
+    for item in getattr(args, "cap", None) or []:
+        kind, sep, value = item.partition("=")
+        field = CAP_KINDS.get(kind.strip())
+        if not sep or field is None:
+            raise InputError(f"--cap {item!r}: use KIND=N with KIND one of {', '.join(CAP_KINDS)}")
+        try:
+            n = int(value)
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise InputError(f"--cap {item!r}: N must be a whole number of tokens, at least 1")
+        out[field] = n
+    out["schema_dialect"] = getattr(args, "schema_dialect", None)
+    out["context_window"] = getattr(args, "context_window", None)
+    return {k: v for k, v in out.items() if v is not None}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -49,6 +166,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="human curator's name (default: $CURIOSITY_CURATOR or $USER)",
     )
     endpoint_flags(r)
+    call_flags(r)
     r.set_defaults(handler=_run)
 
     d = sub.add_parser("demo", help="a short scripted run, offline, so you can see sessions happen")
@@ -82,11 +200,13 @@ def model_client(args: argparse.Namespace, default_model: str | None) -> Iterato
         from curiosity_tui.protocol.scripted_server import ScriptedServer
 
         with ScriptedServer(responder=ResearchResponder()) as srv:
+            opts = client_options(args) if hasattr(args, "response_format") else {}
             yield ModelClient(
                 base_url=srv.base_url,
                 api_key="scripted",
                 model="scripted-demo",
                 retry_backoff_s=0.05,
+                **opts,
             )
         return
     model = args.model or default_model
@@ -97,16 +217,34 @@ def model_client(args: argparse.Namespace, default_model: str | None) -> Iterato
         api_key=args.api_key,
         model=model,
         embedding_model=args.embedding_model,
+        embedding_base_url=getattr(args, "embedding_base_url", None),
         timeout_s=args.timeout,
+        **client_options(args),
     )
 
 
-def _embedder(args: argparse.Namespace, client: Any) -> Any:
-    if getattr(args, "embedding_model", None) and not getattr(args, "scripted", False):
-        from curiosity_tui.protocol.embedders import EndpointEmbedder
+def _embedder(args: argparse.Namespace, client: Any, caps: Any = None) -> Any:
+    """The endpoint embedder for --embedding-model; the offline one, named as a fallback,
+    where the probe found no embeddings and --embedding-fallback offline allows it."""
+    model = getattr(args, "embedding_model", None)
+    if not model or getattr(args, "scripted", False):
+        return None
+    if caps is not None and caps.embeddings != "served":
+        from curiosity_tui.protocol.embedders import OfflineFallbackEmbedder
 
-        return EndpointEmbedder(client, args.embedding_model)
-    return None
+        return OfflineFallbackEmbedder(model)
+    from curiosity_tui.protocol.embedders import EndpointEmbedder
+
+    return EndpointEmbedder(client, model)
+
+
+async def probed(client: Any, args: argparse.Namespace) -> Any:
+    """Probe the endpoint before any session (EndpointUnusable: one line, nothing run)."""
+    from curiosity_tui.protocol.endpoint import prepare_endpoint
+
+    caps = await prepare_endpoint(client, endpoint_options(args))
+    print(f"endpoint: {caps.summary()}", file=sys.stderr)
+    return caps
 
 
 def curator_name(args: argparse.Namespace) -> str:
@@ -152,12 +290,15 @@ def run_curated(ledger: Path | str, *, sessions: int, curator: str, args: Any) -
     path = Path(ledger)
     with Ledger.open(path) as probe:
         model = probe.meta.model
+    with model_client(args, model) as client:  # before the app opens: refuse in one line
+        caps = asyncio.run(_closing(client, probed(client, args)))
     req = RunRequest(
         ledger=path,
         sessions=sessions,
         curator=curator,
         client_factory=lambda: model_client(args, model),
-        embedder_factory=lambda client: _embedder(args, client),
+        embedder_factory=lambda client: _embedder(args, client, caps),
+        endpoint=caps,
     )
     app = make_app(path.parent, run=req, curator_name=curator)
     app.run()
@@ -193,20 +334,29 @@ def _run(args: argparse.Namespace) -> int:
         return run_curated(
             args.ledger, sessions=args.sessions, curator=curator_name(args), args=args
         )
-    from curiosity_tui.protocol.runner import run_ledger
+    from curiosity_tui.protocol.runner import endpoint_overrides, run_ledger
+    from curiosity_tui.protocol.session import SessionSettings
 
+    overrides = call_overrides(args)
     with model_client(args, meta.model) as client, Ledger.open(args.ledger, write=True) as led:
         if led.recovered:
             print(f"{args.ledger}: {led.recovered}", file=sys.stderr)
-        result = asyncio.run(
-            run_ledger(
+
+        async def work() -> Any:
+            caps = await probed(client, args)
+            return await run_ledger(
                 led,
                 client,
                 sessions=args.sessions,
-                embedder=_embedder(args, client),
+                embedder=_embedder(args, client, caps),
                 progress=_print_progress,
+                settings=SessionSettings.from_meta(
+                    led.meta, **{**endpoint_overrides(caps, led.meta), **overrides}
+                ),
+                endpoint=caps,
             )
-        )
+
+        result = asyncio.run(_closing(client, work()))
     if result.failed:
         t, reason = result.failed[0]
         print(

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from curiosity_tui.errors import CorruptLedgerError, TransitionError
+from curiosity_tui.ledger.endpoint_record import EndpointCapabilities
 from curiosity_tui.ledger.models import (
     Downgrade,
     EvidenceRecord,
@@ -165,6 +166,10 @@ class SourceAdded(Source):
 
 class BatchCommitted(_Data):
     label: str = ""
+
+
+class EndpointProbed(EndpointCapabilities):
+    pass
 
 
 # --------------------------------------------------------------------------- state
@@ -602,6 +607,20 @@ def _batch_committed(
     st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data
 ) -> None:
     return None
+
+
+@_kind(
+    "endpoint_probed",
+    EndpointProbed,
+    "The endpoint's capabilities as probed before a run's sessions; the latest is run metadata.",
+    needs_node=False,
+)
+def _endpoint_probed(
+    st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data
+) -> None:
+    if st.meta is None:
+        raise CorruptLedgerError(f"event seq {seq}: endpoint_probed before ledger_created", seq=seq)
+    st.meta = {**st.meta, "endpoint": dict(d)}
 
 
 COMMIT_MARKERS = frozenset({"session_committed", "batch_committed"})

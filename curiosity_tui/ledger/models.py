@@ -18,6 +18,8 @@ from pydantic import (
     model_serializer,
 )
 
+from curiosity_tui.ledger.endpoint_record import EndpointCapabilities
+
 NodeStatus = Literal["open", "dormant", "closed", "archived", "merged"]
 RequirementStatus = Literal["unchecked", "satisfied", "not_satisfied", "waived"]
 ContractName = Literal["pilot-01", "pilot-02"]
@@ -158,6 +160,16 @@ class RunMeta(_Record):
     unregistered: bool = False
     created_at: str = ""
     options: dict[str, Any] = Field(default_factory=dict)
+    #: the latest endpoint probe (``endpoint_probed`` events, not fixed at creation); left out
+    #: of the dump while unset, so ``ledger_created`` data is as before it was declared
+    endpoint: EndpointCapabilities | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_endpoint(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if out.get("endpoint", 0) is None:
+            del out["endpoint"]
+        return out
 
 
 class Event(BaseModel):
@@ -194,6 +206,9 @@ class CallRecord(_Record):
     finish_reason: str | None = None
     latency_s: float = 0.0
     retries: int = 0
+    waited_s: float = Field(
+        default=0.0, description="Seconds slept between retries (Retry-After or backoff)."
+    )
     error: str | None = None
     request_text: str = Field(
         default="", description="The exact input the call received (render_messages)."
@@ -201,7 +216,8 @@ class CallRecord(_Record):
     response_text: str = ""
     response_format: str | None = Field(
         default=None,
-        description="'json_schema', 'json_object', 'embeddings', or null for free text.",
+        description="'json_schema', 'json_object', 'prompt' (schema in the prompt only), "
+        "'embeddings', or null for free text.",
     )
     repair: bool = Field(
         default=False, description="True for the repair retry of a structured call."
@@ -214,11 +230,27 @@ class CallRecord(_Record):
         description="Characters of the reply that cannot be stored (lone surrogates) and were "
         "replaced by U+FFFD before anything was recorded.",
     )
+    max_tokens: int | None = Field(
+        default=None, description="The completion-token cap this call was sent with."
+    )
+    schema_dialect: str | None = Field(
+        default=None,
+        description="Structured calls: the per-call schema's dialect ('strict' or 'full'), if one was sent.",
+    )
     earlier: list[CallRecord] = Field(
         default_factory=list,
         exclude=True,
         description="On a repaired structured call: the rejected attempt(s) before it (not serialised).",
     )
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_limits(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # max_tokens / schema_dialect are written only when set: older records dump as before.
+        out: dict[str, Any] = handler(self)
+        for name in ("max_tokens", "schema_dialect"):
+            if name in out and out[name] is None:
+                del out[name]
+        return out
 
 
 class SessionCounts(_Record):

@@ -5,15 +5,25 @@ server). Every request carries ``X-Curiosity-Call: <kind>`` and
 ``X-Curiosity-Session: <n>``; every call — success or failure — leaves one
 :class:`CallRecord` in ``ModelClient.calls``, which the session record stores.
 
-* Retries: HTTP 408/409/429/5xx, timeouts and connection errors are retried
-  up to ``max_retries`` times with exponential backoff (``retry_backoff_s``,
-  doubled each time); the count is the record's ``retries``.
+* Retries (``protocol/retry.py``): HTTP 408/409/429/500/502/503/504 and
+  connection errors are retried up to ``max_retries`` times, waiting what
+  ``Retry-After`` says or else exponential backoff with jitter; 400/401/403/
+  404/422/501 never are. A timeout is re-sent only where the server can serve
+  another request meanwhile (``retry_timeouts``; a one-slot llama-server would
+  still be generating the abandoned reply). The count is the record's
+  ``retries``, the seconds waited its ``waited_s``.
 * Structured calls send ``response_format: json_schema`` derived from the
-  pydantic model; a server that rejects it (HTTP 400/422) gets
-  ``json_object`` plus the schema in a system message, and the client
-  remembers that for its lifetime. The reply is parsed and validated; on
+  pydantic model (``response_format="auto"``); a server that refuses it (HTTP
+  400/422, or 500 as llama-cpp-python does, on the first structured call) gets
+  ``json_object`` once, with the schema in the last user turn, and the client
+  remembers that for its lifetime. A context-overflow 400 is reported as that
+  (code ``context_overflow``), never taken as a refusal. ``json_object`` and
+  ``prompt`` can also be fixed (the endpoint probe does this). Replies over
+  ``max_reply_bytes`` and JSON strings over ``max_field_chars`` fail the call
+  (code ``oversized``) with only an excerpt kept. The reply is parsed and validated; on
   invalid JSON, a schema violation or a failed ``validator``, one repair
-  retry sends the reply and the error back; a second failure raises
+  retry sends the error back with the reply, or an excerpt of a long one, or starts
+  again after a cut-off reply (:func:`repair_turn`); a second failure raises
   :class:`ModelCallError` carrying both records.
 * The API key is used only to build the ``openai`` client: it is in no
   record, no error message (they are redacted as a second guard) and no repr.
@@ -28,6 +38,7 @@ import functools
 import hashlib
 import json
 import os
+import random
 import re
 import time
 import weakref
@@ -40,6 +51,7 @@ from pydantic import BaseModel, ValidationError
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger.models import CallRecord
 from curiosity_tui.protocol import ratelimit
+from curiosity_tui.protocol import retry as rt
 from curiosity_tui.protocol.run_context import run_headers
 from curiosity_tui.textsafe import replace_unstorable, replace_unstorable_in
 
@@ -47,6 +59,11 @@ T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
 
 NO_KEY_PLACEHOLDER = "no-key"  # local servers (vLLM, Ollama, llama.cpp) ignore the key
+FormatChoice = Literal["auto", "json_schema", "json_object", "prompt"]
+RetryTimeouts = Literal["auto", "always", "never"]
+DEFAULT_TIMEOUT_S = 600.0  # a CPU model writing a 4000-token deliverable needs minutes
+DEFAULT_MAX_REPLY_BYTES = 64 * 1024
+DEFAULT_MAX_FIELD_CHARS = 16 * 1024
 
 
 class ModelCallError(CuriosityError):
@@ -80,19 +97,30 @@ def _schema_text(schema: type[BaseModel]) -> str:
     return json.dumps(_schema_of(schema), ensure_ascii=False, sort_keys=True)
 
 
-def schema_response_format(schema: type[BaseModel]) -> dict[str, Any]:
-    """The ``response_format`` payload for a pydantic model (strict structured outputs)."""
+def schema_response_format(
+    schema: type[BaseModel], wire: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The ``response_format`` payload for a pydantic model (strict structured outputs);
+    ``wire`` is the call's own schema (``call_schemas.CallSpec.json_schema``) when it has one."""
+    body = wire if wire is not None else _schema_of(schema)
     return {
         "type": "json_schema",
-        "json_schema": {"name": schema.__name__, "schema": _schema_of(schema), "strict": True},
+        "json_schema": {"name": schema.__name__, "schema": body, "strict": True},
     }
 
 
-def schema_instruction(schema: type[BaseModel]) -> str:
-    """The system message added when the server only supports ``json_object``."""
+def schema_instruction(schema: type[BaseModel], wire: dict[str, Any] | None = None) -> str:
+    """The schema text added to the last user turn for ``json_object`` and prompt mode (a
+    trailing system message would be dropped by some chat templates, Gemma's among them);
+    ``wire`` is the call's own schema when it has one."""
+    text = (
+        json.dumps(wire, ensure_ascii=False, sort_keys=True)
+        if wire is not None
+        else _schema_text(schema)
+    )
     return (
         "Reply with one JSON object and nothing else. It must validate against this JSON schema:\n"
-        + _schema_text(schema)
+        + text
     )
 
 
@@ -140,7 +168,70 @@ def repair_message(problem: str) -> str:
     )
 
 
-_RETRYABLE_STATUS = {408, 409, 429}
+REPAIR_EXCERPT_CHARS = 600
+"""A rejected reply longer than this goes back in the repair turn as an excerpt only."""
+
+
+def repair_turn(
+    messages: Sequence[dict[str, str]], content: str, problem: str, *, truncated: bool
+) -> list[dict[str, str]]:
+    """The conversation of the repair retry. It never re-sends a whole long or cut-off reply
+    (that can overflow a small context): a cut-off reply starts again from the original
+    messages with a note to be brief; a long one is quoted as a short excerpt."""
+    if truncated:
+        note = (
+            f"\n\n(An earlier reply was cut off and could not be used: {problem}. "
+            "Reply with a shorter, complete JSON object.)"
+        )
+        *head, last = [dict(m) for m in messages]
+        if last.get("role") == "user":
+            return [*head, {**last, "content": last.get("content", "") + note}]
+        return [*head, last, {"role": "user", "content": note.strip()}]
+    if len(content) <= REPAIR_EXCERPT_CHARS:
+        return [
+            *messages,
+            {"role": "assistant", "content": content},
+            {"role": "user", "content": repair_message(problem)},
+        ]
+    excerpt = content[: REPAIR_EXCERPT_CHARS - 100] + " … " + content[-80:]
+    return [
+        *messages,
+        {
+            "role": "user",
+            "content": f"Your previous reply began and ended: {excerpt}\n\n"
+            + repair_message(problem),
+        },
+    ]
+
+
+def with_schema_in_last_user_turn(
+    messages: Sequence[dict[str, str]],
+    schema: type[BaseModel],
+    wire: dict[str, Any] | None = None,
+) -> list[dict[str, str]]:
+    """``messages`` with the schema instruction appended to the last user message."""
+    sent = [dict(m) for m in messages]
+    for m in reversed(sent):
+        if m.get("role") == "user":
+            m["content"] = f"{m.get('content', '')}\n\n{schema_instruction(schema, wire)}"
+            return sent
+    return [*sent, {"role": "user", "content": schema_instruction(schema, wire)}]
+
+
+def _longest_string(value: Any) -> int:
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return max((_longest_string(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return max((_longest_string(v) for v in value), default=0)
+    return 0
+
+
+def reply_excerpt(text: str, limit: int = 2000) -> str:
+    """The start of an oversized reply, marked as cut (what the record keeps)."""
+    return f"{text[:limit]}\n[... cut: the reply was {len(text)} characters]"
+
 
 # One openai client per (event loop, endpoint, key, timeout), shared by every ModelClient and
 # released with its loop. httpx connections cannot cross loops; and an AsyncOpenAI dropped
@@ -177,10 +268,11 @@ def _post_chat(
 
 
 class _Exhausted(Exception):
-    def __init__(self, exc: Exception, retries: int):
+    def __init__(self, exc: Exception, retries: int, note: str = ""):
         super().__init__(str(exc))
         self.exc = exc
         self.retries = retries
+        self.note = note  # why no (further) retry was made, when that needs saying
 
 
 class ModelClient:
@@ -193,10 +285,19 @@ class ModelClient:
         api_key: str | None = None,
         model: str,
         embedding_model: str | None = None,
-        timeout_s: float = 60.0,
+        embedding_base_url: str | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
         max_retries: int = 3,
         retry_backoff_s: float = 1.0,
         token_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens",
+        response_format: FormatChoice = "auto",
+        retry_timeouts: RetryTimeouts = "auto",
+        max_backoff_s: float = 30.0,
+        max_retry_after_s: float = 120.0,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
+        max_field_chars: int = DEFAULT_MAX_FIELD_CHARS,
+        rng: random.Random | None = None,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
     ) -> None:
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
         key = api_key or os.environ.get("OPENAI_API_KEY") or None
@@ -217,27 +318,50 @@ class ModelClient:
         self.retry_backoff_s = retry_backoff_s
         self.token_param: str = token_param
         self.json_schema_supported: bool | None = None  # None = not yet known
+        self.response_format: FormatChoice = response_format
+        self.policy = rt.RetryPolicy(
+            max_retries=max_retries,
+            backoff_s=retry_backoff_s,
+            max_backoff_s=max_backoff_s,
+            max_retry_after_s=max_retry_after_s,
+            retry_timeouts=retry_timeouts,
+        )
+        self.server_slots: int | None = None  # from the endpoint probe; 1 = one request at a time
+        self.context_window: int | None = None  # tokens, where the server or a flag says
+        self.max_reply_bytes = max_reply_bytes
+        self.max_field_chars = max_field_chars
+        self._rng = rng or random.Random()
+        self._sleep = sleep or asyncio.sleep
         self.calls: list[CallRecord] = []
+        #: where /v1/embeddings is served, when not at ``base_url`` (llama-server serves one
+        #: model per process: the chat model on one port, MiniLM on another)
+        self.embedding_base_url = embedding_base_url or None
         self._pool_key = (
             self.base_url,
             hashlib.sha256(key.encode("utf-8")).hexdigest(),
             timeout_s,
         )
+        self._embed_pool_key = (self.embedding_base_url, *self._pool_key[1:])
 
     def __repr__(self) -> str:
         return f"ModelClient(base_url={self.base_url!r}, model={self.model!r})"
 
     # -- plumbing ------------------------------------------------------------
 
-    def _client(self) -> openai.AsyncOpenAI:
+    def _client(self, *, embeddings: bool = False) -> openai.AsyncOpenAI:
+        separate = embeddings and self.embedding_base_url is not None
+        pool_key = self._embed_pool_key if separate else self._pool_key
         per_loop = _POOL.setdefault(asyncio.get_running_loop(), {})
-        oa = per_loop.get(self._pool_key)
+        oa = per_loop.get(pool_key)
         if oa is None:
             oa = openai.AsyncOpenAI(
-                api_key=self._key, base_url=self.base_url, max_retries=0, timeout=self.timeout_s
+                api_key=self._key,
+                base_url=self.embedding_base_url if separate else self.base_url,
+                max_retries=0,
+                timeout=self.timeout_s,
             )
             ratelimit.attach(oa)  # --max-rpm / --max-tpm: waits before each request (14.6)
-            per_loop[self._pool_key] = oa
+            per_loop[pool_key] = oa
         return oa
 
     async def aclose(self) -> None:
@@ -247,9 +371,10 @@ class ModelClient:
         (they are released with the loop) but tidy at the end of a program.
         """
         per_loop = _POOL.get(asyncio.get_running_loop(), {})
-        oa = per_loop.pop(self._pool_key, None)
-        if oa is not None:
-            await oa.close()
+        for pool_key in (self._pool_key, self._embed_pool_key):
+            oa = per_loop.pop(pool_key, None)
+            if oa is not None:
+                await oa.close()
 
     async def __aenter__(self) -> ModelClient:
         return self
@@ -267,24 +392,44 @@ class ModelClient:
         headers.update(run_headers())  # X-Curiosity-Run, when a runner set one
         return headers
 
-    async def _with_retries(self, make: Callable[[], Awaitable[T]]) -> tuple[T, int]:
+    async def _with_retries(
+        self, make: Callable[[], Awaitable[T]], waits: list[float], *, negotiating: bool = False
+    ) -> tuple[T, int]:
+        """Await ``make()`` under the retry policy; ``waits`` collects the seconds slept.
+        ``negotiating``: a 500 ends the attempts at once (the caller tries another format)."""
         retries = 0
         while True:
             try:
                 return await make(), retries
-            except (openai.APIConnectionError, openai.InternalServerError) as exc:
+            except Exception as exc:  # classified below; anything unknown propagates
+                if not isinstance(exc, openai.APIError):
+                    raise
                 err: Exception = exc
-            except openai.APIStatusError as exc:
-                if exc.status_code not in _RETRYABLE_STATUS:
-                    raise _Exhausted(exc, retries) from exc
-                err = exc
-            if retries >= self.max_retries:
+            if negotiating and rt.status_of(err) == 500:
                 raise _Exhausted(err, retries) from err
-            await asyncio.sleep(self.retry_backoff_s * (2**retries))
+            why_not = self.policy.why_not_retried(err, retries, slots=self.server_slots)
+            if why_not is not None:
+                raise _Exhausted(err, retries, note=why_not) from err
+            wait = self.policy.wait_s(err, retries, self._rng)
+            if wait is None:
+                after = rt.retry_after_s(err)
+                note = (
+                    f"the server asked to retry after {after:g} s, over the "
+                    f"{self.policy.max_retry_after_s:g} s limit"
+                )
+                raise _Exhausted(err, retries, note=note) from err
+            waits.append(wait)
+            await self._sleep(wait)
             retries += 1
 
     def _describe(self, exc: Exception) -> tuple[str, str]:
         """(code, human text) for a transport/HTTP failure; never includes the key."""
+        if rt.is_context_overflow(exc):
+            window = f" of {self.context_window} tokens" if self.context_window else ""
+            return "context_overflow", (
+                f"context overflow (HTTP 400): the prompt and max_tokens do not fit the "
+                f"server's context window{window}: {rt.error_message(exc)}"
+            )
         if isinstance(exc, openai.APITimeoutError):
             return "timeout", f"timed out after {self.timeout_s:g} s"
         if isinstance(exc, openai.APIConnectionError):
@@ -327,21 +472,23 @@ class ModelClient:
         schema: type[BaseModel] | None = None,
         repair: bool = False,
         prior: Sequence[CallRecord] = (),
+        wire: dict[str, Any] | None = None,
+        dialect: str | None = None,
     ) -> tuple[str, CallRecord]:
         # ~80 lines, kept whole on purpose: one loop holds the call's three fall-backs (HTTP
         # retries, json_schema -> json_object, max_tokens -> max_completion_tokens) and the one
         # record every outcome leaves; the request and reply halves are _request and _reply.
-        fmt: str | None = None
-        if schema is not None:
-            fmt = "json_object" if self.json_schema_supported is False else "json_schema"
+        fmt = self._format_for(schema)
         common: dict[str, Any] = dict(
             kind=kind, model=self.model, session=session, internal=internal, repair=repair
         )
+        common.update(max_tokens=max_tokens, schema_dialect=dialect if wire is not None else None)
         start = time.perf_counter()
         retries = 0
         fell_back = False
+        waits: list[float] = []
         while True:
-            sent, kwargs = self._request(messages, max_tokens, schema, fmt)
+            sent, kwargs = self._request(messages, max_tokens, schema, fmt, wire)
             oa = self._client()
 
             def make(
@@ -353,19 +500,22 @@ class ModelClient:
                     oa, self.model, sent, self._headers(kind, session), self.timeout_s, kwargs
                 )
 
+            may_fall_back = fmt == "json_schema" and self.response_format == "auto"
+            may_fall_back = may_fall_back and not fell_back
+            negotiating = may_fall_back and self.json_schema_supported is None
             try:
-                response, r = await self._with_retries(make)
+                response, r = await self._with_retries(make, waits, negotiating=negotiating)
                 retries += r
                 break
             except _Exhausted as ex:
                 retries += ex.retries
                 exc = ex.exc
+                if may_fall_back and self._is_format_refusal(exc, unknown=negotiating):
+                    fmt, fell_back, retries = "json_object", True, retries + 1
+                    continue
                 bad_request = isinstance(
                     exc, openai.BadRequestError | openai.UnprocessableEntityError
                 )
-                if bad_request and fmt == "json_schema" and not fell_back:
-                    fmt, fell_back, retries = "json_object", True, retries + 1
-                    continue
                 if (
                     bad_request
                     and self.token_param == "max_tokens"
@@ -377,24 +527,46 @@ class ModelClient:
                     **common,
                     latency_s=time.perf_counter() - start,
                     retries=retries,
+                    waited_s=round(sum(waits), 3),
                     request_text=render_messages(sent),
                     response_format=fmt,
                 )
                 self.calls.append(record)
                 code, text = self._describe(exc)
+                if ex.note:
+                    text = f"{text}; {ex.note}"
                 raise self._fail(record, code, text, [*prior, record]) from None
-        if fell_back:
-            self.json_schema_supported = False
+        if fell_back and self.json_schema_supported is None:
+            self.json_schema_supported = False  # negotiated once, for the client's lifetime
         elif fmt == "json_schema":
             self.json_schema_supported = True
         record = CallRecord(
             **common,
             latency_s=time.perf_counter() - start,
             retries=retries,
+            waited_s=round(sum(waits), 3),
             request_text=render_messages(sent),
             response_format=fmt,
         )
-        return self._reply(response, record)
+        return self._reply(response, record, prior)
+
+    def _format_for(self, schema: type[BaseModel] | None) -> str | None:
+        """The response format a call with ``schema`` uses now (None: free text)."""
+        if schema is None:
+            return None
+        if self.response_format != "auto":
+            return self.response_format
+        return "json_object" if self.json_schema_supported is False else "json_schema"
+
+    @staticmethod
+    def _is_format_refusal(exc: Exception, *, unknown: bool) -> bool:
+        """A refusal of this call's ``json_schema``: 400/422 (not a context overflow; this
+        call then uses ``json_object``), or, while support is unknown, the 500
+        llama-cpp-python answers with."""
+        if rt.is_context_overflow(exc):
+            return False
+        status = rt.status_of(exc)
+        return status in (400, 422) or (unknown and status == 500)
 
     def _request(
         self,
@@ -402,6 +574,7 @@ class ModelClient:
         max_tokens: int,
         schema: type[BaseModel] | None,
         fmt: str | None,
+        wire: dict[str, Any] | None = None,
     ) -> tuple[list[dict[str, str]], dict[str, Any]]:
         """The messages to send and the request's extra arguments for response format ``fmt``."""
         sent = list(messages)
@@ -410,14 +583,18 @@ class ModelClient:
         # openai client does not walk the whole schema on every call (its typed-param
         # transform); the wire request is identical.
         if schema is not None and fmt == "json_schema":
-            kwargs["extra_body"] = {"response_format": schema_response_format(schema)}
+            kwargs["extra_body"] = {"response_format": schema_response_format(schema, wire)}
         elif schema is not None:
-            sent = [*messages, {"role": "system", "content": schema_instruction(schema)}]
-            kwargs["extra_body"] = {"response_format": {"type": "json_object"}}
+            sent = with_schema_in_last_user_turn(messages, schema, wire)
+            if fmt == "json_object":
+                kwargs["extra_body"] = {"response_format": {"type": "json_object"}}
         return sent, kwargs
 
-    def _reply(self, response: Any, record: CallRecord) -> tuple[str, CallRecord]:
-        """Complete ``record`` from a chat response (text, usage, finish reason, refusal)."""
+    def _reply(
+        self, response: Any, record: CallRecord, prior: Sequence[CallRecord] = ()
+    ) -> tuple[str, CallRecord]:
+        """Complete ``record`` from a chat response (text, usage, finish reason, refusal).
+        A reply over ``max_reply_bytes`` fails the call; the record keeps an excerpt."""
         choice = response.choices[0] if response.choices else None
         message = choice.message if choice is not None else None
         content = (message.content if message is not None else None) or ""
@@ -433,7 +610,61 @@ class ModelClient:
         if refusal and not (message is not None and message.content):
             record.refusal = True
         self.calls.append(record)
+        size = len(content.encode("utf-8", "replace"))
+        if size > self.max_reply_bytes:
+            record.response_text = reply_excerpt(content)
+            raise self._fail(
+                record,
+                "oversized",
+                f"the reply is {size} bytes, over the {self.max_reply_bytes}-byte cap "
+                "(--max-reply-kb)",
+                [*prior, record],
+            )
         return content, record
+
+    async def get_json(self, url: str) -> Any:
+        """GET ``url`` (absolute, or relative to the base URL) with the endpoint's key; the
+        parsed JSON, or None when the server has no such path or answers something else."""
+        oa = self._client()
+        try:
+            # cast_to=object: the parsed JSON body as it is
+            return await oa.get(url, cast_to=object, options={"timeout": self.timeout_s})
+        except (openai.APIError, ValueError):
+            return None
+
+    async def probe_chat(
+        self,
+        *,
+        messages: list[dict[str, str]],
+        fmt: str,
+        schema: type[BaseModel],
+        max_tokens: int,
+    ) -> tuple[str, float, str | None]:
+        """One probe request in response format ``fmt`` (the endpoint probe's trial): the
+        reply text, seconds taken and finish reason. No record is kept; a 500 is not retried (it is the
+        answer). Raises :class:`ModelCallError` with the failure's code."""
+        sent, kwargs = self._request(messages, max_tokens, schema, fmt)
+        oa = self._client()
+        start = time.perf_counter()
+
+        def make() -> Any:
+            return oa.chat.completions.create(
+                model=self.model,
+                messages=sent,  # type: ignore[arg-type]
+                extra_headers=self._headers("probe", 0),
+                timeout=self.timeout_s,
+                **kwargs,
+            )
+
+        try:
+            response, _ = await self._with_retries(make, [], negotiating=True)
+        except _Exhausted as ex:
+            code, text = self._describe(ex.exc)
+            raise ModelCallError(self._redact(text), code=code, records=[]) from None
+        choice = response.choices[0] if response.choices else None
+        content = (choice.message.content if choice is not None else None) or ""
+        finish = choice.finish_reason if choice is not None else None
+        return content, time.perf_counter() - start, finish
 
     async def complete(
         self,
@@ -459,8 +690,13 @@ class ModelClient:
         max_tokens: int,
         internal: bool,
         validator: Callable[[M], None] | None = None,
+        wire_schema: dict[str, Any] | None = None,
+        dialect: str | None = None,
     ) -> tuple[M, CallRecord]:
         """A JSON call validated against ``schema`` (and ``validator``, which raises ValueError).
+
+        ``wire_schema`` is the call's own JSON schema (sent instead of ``schema``'s; recorded
+        with its ``dialect``), built with ``validator`` from one ``CallSpec``.
 
         One repair retry on invalid JSON / schema violation / validator failure /
         refusal; then :class:`ModelCallError` (``code`` = ``invalid_json``,
@@ -479,6 +715,8 @@ class ModelClient:
                 schema=schema,
                 repair=attempt == 1,
                 prior=records,
+                wire=wire_schema,
+                dialect=dialect,
             )
             records.append(record)
             code, problem = "schema_violation", ""
@@ -490,6 +728,16 @@ class ModelClient:
                 except ValueError as exc:
                     code, problem = "invalid_json", str(exc)
                 else:
+                    longest = _longest_string(data)
+                    if longest > self.max_field_chars:
+                        record.response_text = reply_excerpt(content)
+                        raise self._fail(
+                            record,
+                            "oversized",
+                            f"a field of the reply is {longest} characters, over the "
+                            f"{self.max_field_chars}-character cap (--max-field-kb)",
+                            records,
+                        )
                     data, n_escaped = replace_unstorable_in(data)  # "\ud800" escapes in JSON
                     record.replaced_chars += n_escaped
                     try:
@@ -508,11 +756,7 @@ class ModelClient:
             if attempt == 1:
                 raise self._fail(record, code, problem, records)
             record.error = self._redact(problem)
-            convo = [
-                *messages,
-                {"role": "assistant", "content": content},
-                {"role": "user", "content": repair_message(problem)},
-            ]
+            convo = repair_turn(messages, content, problem, truncated=code == "length")
         raise AssertionError("unreachable")
 
     # -- embeddings ------------------------------------------------------------
@@ -541,7 +785,7 @@ class ModelClient:
         )
         if not request:
             return [], record
-        oa = self._client()
+        oa = self._client(embeddings=True)
 
         def make() -> Any:
             return oa.embeddings.create(
@@ -552,15 +796,20 @@ class ModelClient:
                 timeout=self.timeout_s,
             )
 
+        waits: list[float] = []
         try:
-            response, retries = await self._with_retries(make)
+            response, retries = await self._with_retries(make, waits)
         except _Exhausted as ex:
             record.retries = ex.retries
+            record.waited_s = round(sum(waits), 3)
             record.latency_s = time.perf_counter() - start
             self.calls.append(record)
             code, text = self._describe(ex.exc)
+            if ex.note:
+                text = f"{text}; {ex.note}"
             raise self._fail(record, code, text, [record]) from None
         record.retries = retries
+        record.waited_s = round(sum(waits), 3)
         record.latency_s = time.perf_counter() - start
         data = sorted(response.data, key=lambda d: d.index)
         vectors = [list(map(float, d.embedding)) for d in data]

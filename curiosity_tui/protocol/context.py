@@ -4,14 +4,15 @@ helpers (``apply.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
-from dataclasses import dataclass, field
-from typing import TypeVar
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 from curiosity_tui.contract.rules import Contract, get_contract
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import CallRecord, RunMeta, SessionRecord
+from curiosity_tui.protocol.call_schemas import DIALECTS, CallSpec, Dialect
 from curiosity_tui.protocol.client import ModelCallError, ModelClient
 from curiosity_tui.protocol.configs import Configuration, get_configuration
 
@@ -43,10 +44,16 @@ class SessionSettings:
     checker_cap: int = 350
     deliverable_min: int = 800  # never start the final call with less than this left
     retrieval_k: int = 3
+    deliverable_cap: int | None = None  # the final call's cap; None = what is left of the budget
+    context_window: int | None = None  # tokens, when known (run metadata / --context-window)
+    schema_dialect: Dialect = "strict"  # per-call schemas: "strict" (hosted subset) or "full"
 
     @classmethod
-    def from_meta(cls, meta: RunMeta) -> SessionSettings:
-        return cls(
+    def from_meta(cls, meta: RunMeta, **overrides: Any) -> SessionSettings:
+        """The run's settings; ``overrides`` (caps, context window, dialect; None = unset) win."""
+        opts = meta.options or {}
+        window = opts.get("context_window")
+        base = cls(
             config=get_configuration(meta.config),
             contract=get_contract(meta.contract),
             epsilon=meta.epsilon,
@@ -55,7 +62,29 @@ class SessionSettings:
             use_curator_priority=meta.curator != "none",
             session_budget=meta.session_budget,
             curator_budget=meta.curator_budget,
+            context_window=window if isinstance(window, int) and window > 0 else None,
+            schema_dialect="full" if opts.get("schema_dialect") == "full" else "strict",
         )
+        chosen = replace(base, **{k: v for k, v in overrides.items() if v is not None})
+        if chosen.schema_dialect not in DIALECTS:
+            raise ValueError(f"unknown schema dialect {chosen.schema_dialect!r}")
+        return chosen
+
+    def fit(self, cap: int, messages: Sequence[dict[str, str]]) -> int:
+        """``cap``, lowered so the prompt and the reply fit the context window (when known)."""
+        if self.context_window is None:
+            return cap
+        return max(0, min(cap, self.context_window - prompt_estimate(messages)))
+
+
+CONTEXT_MARGIN = 64
+
+
+def prompt_estimate(messages: Sequence[dict[str, str]]) -> int:
+    """A generous estimate of a prompt's tokens (3 characters a token, template overhead,
+    a margin): we have no tokenizer for the server's model, so it errs on the large side."""
+    chars = sum(len(m.get("content", "")) for m in messages)
+    return chars // 3 + 8 * len(messages) + CONTEXT_MARGIN
 
 
 @dataclass
@@ -95,6 +124,34 @@ class SessionContext:
             self._keep(earlier, key)
         self._keep(rec, key)
         return value
+
+    async def ask(
+        self,
+        spec: CallSpec,
+        *,
+        kind: str,
+        messages: list[dict[str, str]],
+        cap: int,
+        internal: bool,
+        key: str | None = None,
+    ) -> Any:
+        """A structured call with the call's own schema (in the run's dialect) and validator,
+        its token cap fitted to the context window. Returns the reply (a ``spec.model``)."""
+        st = self.settings
+        return await self.call(
+            self.client.structured(
+                kind=kind,
+                session=self.t,
+                messages=messages,
+                schema=spec.model,
+                max_tokens=st.fit(cap, messages),
+                internal=internal,
+                validator=spec.check,
+                wire_schema=spec.json_schema(st.schema_dialect),
+                dialect=st.schema_dialect,
+            ),
+            key=key,
+        )
 
     def _keep(self, rec: CallRecord, key: str | None) -> None:
         self.record.calls.append(rec)

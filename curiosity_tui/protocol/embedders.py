@@ -98,6 +98,21 @@ class TfidfEmbedder:
         return self.embed(texts)
 
 
+def offline_fallback_name(wanted_model: str) -> str:
+    """The name similarity figures carry when the offline embedder stands in for an endpoint
+    embedding model the server does not serve (``--embedding-fallback offline``)."""
+    return f"{TfidfEmbedder().name} (offline fallback: endpoint:{wanted_model} not served)"
+
+
+class OfflineFallbackEmbedder(TfidfEmbedder):
+    """The offline TF-IDF embedder, named so that every figure says it stood in for ``wanted``."""
+
+    def __init__(self, wanted_model: str) -> None:
+        super().__init__()
+        self.wanted_model = wanted_model
+        self.name = offline_fallback_name(wanted_model)
+
+
 class EndpointEmbedder:
     """The endpoint's embeddings via ``ModelClient.embed`` (name ``endpoint:<model>``)."""
 

@@ -17,10 +17,12 @@ from typing import Any, Literal
 
 from curiosity_tui.errors import InputError, TransitionError
 from curiosity_tui.ledger import curation
+from curiosity_tui.ledger.endpoint_record import EndpointCapabilities
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import CallRecord, RunMeta, SessionRecord
 from curiosity_tui.ledger.render import render_session_input
 from curiosity_tui.protocol import prompts
+from curiosity_tui.protocol.call_specs import curator_spec
 from curiosity_tui.protocol.client import ModelCallError, ModelClient
 from curiosity_tui.protocol.configs import get_configuration
 from curiosity_tui.protocol.run_context import CURRENT_RUN
@@ -59,18 +61,29 @@ def _curator_snapshot_exists(led: Ledger, session: int) -> bool:
 
 
 async def model_curate(
-    led: Ledger, client: ModelClient, after: int, budget: int
+    led: Ledger,
+    client: ModelClient,
+    after: int,
+    budget: int,
+    settings: SessionSettings | None = None,
 ) -> tuple[list[CallRecord], list[str]]:
     """The model curator between sessions: prioritise, merge, archive, each with a reason."""
-    rendering = render_session_input(led.raw_nodes(), after + 1)
+    st = settings or SessionSettings.from_meta(led.meta)
+    nodes = led.raw_nodes()
+    rendering = render_session_input(nodes, after + 1)
+    messages = prompts.curator_messages(led.meta.seed, rendering)
+    spec = curator_spec(sorted(nodes))
     try:
         reply, rec = await client.structured(
             kind="curator",
             session=after + 1,
-            messages=prompts.curator_messages(led.meta.seed, rendering),
+            messages=messages,
             schema=CuratorResponse,
-            max_tokens=budget,
+            max_tokens=st.fit(budget, messages),
             internal=False,
+            validator=spec.check,
+            wire_schema=spec.json_schema(st.schema_dialect),
+            dialect=st.schema_dialect,
         )
     except ModelCallError as err:
         return list(err.records), [f"curator call failed: {err.reason}"]
@@ -90,13 +103,17 @@ async def model_curate(
 
 
 async def _curate(
-    led: Ledger, client: ModelClient, after: int, budget: int, hook: CuratorHook | None
+    led: Ledger,
+    client: ModelClient,
+    after: int,
+    st: SessionSettings,
+    hook: CuratorHook | None,
 ) -> list[CallRecord]:
     """The curator between sessions ``after`` and ``after + 1`` (model, or a human's hook), then
     the after-curator snapshot. Returns the calls (and notes) to carry into the next record."""
     carried: list[CallRecord] = []
     if led.meta.curator == "model":
-        calls, notes = await model_curate(led, client, after, budget)
+        calls, notes = await model_curate(led, client, after, st.curator_budget, st)
         carried.extend(calls)
         for n in notes:
             carried.append(CallRecord(kind="curator-note", internal=False, error=n))
@@ -104,6 +121,20 @@ async def _curate(
         await hook(led, after)
     curation.finish_curation(led)
     return carried
+
+
+def endpoint_overrides(endpoint: EndpointCapabilities | None, meta: RunMeta) -> dict[str, Any]:
+    """SessionSettings fields the probe decides unless a flag or the run's options say: the
+    context window it found (caps fit inside it) and the schema dialect the server accepts
+    ("full" on llama.cpp's grammars, else "strict")."""
+    if endpoint is None:
+        return {}
+    out: dict[str, Any] = {}
+    if endpoint.context_window:
+        out["context_window"] = endpoint.context_window
+    if endpoint.schema_dialect and "schema_dialect" not in (meta.options or {}):
+        out["schema_dialect"] = endpoint.schema_dialect
+    return out
 
 
 async def run_ledger(
@@ -115,14 +146,21 @@ async def run_ledger(
     curator_hook: CuratorHook | None = None,
     progress: ProgressFn | None = None,
     settings: SessionSettings | None = None,
+    endpoint: EndpointCapabilities | None = None,
 ) -> RunResult:
     """Run sessions until ``sessions`` are committed (resuming after the last committed one).
-    Stops at the first failed session (recorded), so a later call resumes from it."""
+    Stops at the first failed session (recorded), so a later call resumes from it.
+    ``endpoint``: the probe's record, stored in the journal before the first session run
+    here (unless the ledger's latest record says the same)."""
+    if endpoint is not None and led.last_session < sessions:
+        from curiosity_tui.protocol.endpoint import record_endpoint
+
+        record_endpoint(led, endpoint)
     meta = led.meta
     # every call below carries the run's name (X-Curiosity-Run); a task's own context, so
     # concurrent runs sharing one client do not see each other's name
     CURRENT_RUN.set(meta.name or led.path.name)
-    st = settings or SessionSettings.from_meta(meta)
+    st = settings or SessionSettings.from_meta(meta, **endpoint_overrides(endpoint, meta))
     config = get_configuration(meta.config)
     result = RunResult(ledger=led.path.name, sessions_done=led.last_session)
     t0 = time.perf_counter()
@@ -140,7 +178,7 @@ async def run_ledger(
                 progress(
                     Progress(led.path.name, t - 1, "curator", elapsed_s=time.perf_counter() - t0)
                 )
-            carried.extend(await _curate(led, client, t - 1, st.curator_budget, curator_hook))
+            carried.extend(await _curate(led, client, t - 1, st, curator_hook))
         if progress:
             progress(Progress(led.path.name, t, "session", elapsed_s=time.perf_counter() - t0))
         try:
@@ -245,8 +283,11 @@ async def run_pilot(
     concurrency: int = 4,
     embedder: Any = None,
     progress: ProgressFn | None = None,
+    overrides: dict[str, Any] | None = None,
+    endpoint: EndpointCapabilities | None = None,
 ) -> list[RunResult]:
-    """Run many runs concurrently (at most ``concurrency`` at once); resumes existing ledgers."""
+    """Run many runs concurrently (at most ``concurrency`` at once); resumes existing ledgers.
+    ``overrides`` are SessionSettings fields (caps, context window, dialect) for every run."""
     if concurrency < 1:
         raise InputError("--concurrency must be at least 1")
     out.mkdir(parents=True, exist_ok=True)
@@ -258,7 +299,15 @@ async def run_pilot(
             led = Ledger.create(path, spec.meta, exist_ok=True)
             try:
                 return await run_ledger(
-                    led, client, sessions=sessions, embedder=embedder, progress=progress
+                    led,
+                    client,
+                    sessions=sessions,
+                    embedder=embedder,
+                    progress=progress,
+                    settings=SessionSettings.from_meta(
+                        led.meta, **{**endpoint_overrides(endpoint, led.meta), **(overrides or {})}
+                    ),
+                    endpoint=endpoint,
                 )
             finally:
                 led.close()

@@ -11,7 +11,8 @@ kind (``X-Curiosity-Call`` header) and session (``X-Curiosity-Session``):
 3. else the script's default reply for the kind;
 4. else HTTP 400 naming the kind and session (a script gap is a test bug).
 
-Faults a rule can inject: ``http_429``, ``http_500``, ``timeout`` (the
+Faults a rule can inject: ``http_429`` (with ``Retry-After`` when the rule's ``retry_after_s``
+is set), ``http_408/409/500/501/502/503/504``, ``timeout`` (the
 request hangs until the client gives up), ``invalid_json`` (the reply cut in
 half), ``schema_violation`` (a JSON object of the wrong shape, or the rule's
 reply as given), ``length`` (the reply cut in half with ``finish_reason:
@@ -20,6 +21,15 @@ OpenAI structured outputs do). Replies longer than the request's ``max_tokens`` 
 deterministic token estimate) are cut and end on ``length``, as a real server
 would. Every request is recorded (headers without the Authorization value,
 and the JSON body) for tests to inspect.
+
+Server behaviours the endpoint probe and the retry policy are tested against (constructor
+flags): ``json_schema_status`` (500 plays llama-cpp-python, which answers a strict
+``json_schema`` with HTTP 500), ``embeddings=False`` (HTTP 501 as llama-server without
+``--embeddings``), ``context_window`` (a 400 ``exceed_context_size_error`` when the prompt
+estimate plus ``max_tokens`` do not fit; also reported by ``GET /v1/models``), ``llama_props``
+(``GET /props`` as llama.cpp: ``default_generation_settings.n_ctx``, ``total_slots``) and
+``one_slot`` (one chat request served at a time, as a one-slot llama-server). Probe requests
+(kind ``probe``) get a reply that follows the request's schema when no rule answers them.
 
 Usage::
 
@@ -47,9 +57,30 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from curiosity_tui.errors import InputError
 
 Fault = Literal[
-    "http_429", "http_500", "timeout", "invalid_json", "schema_violation", "length", "refusal"
+    "http_408",
+    "http_409",
+    "http_429",
+    "http_500",
+    "http_501",
+    "http_502",
+    "http_503",
+    "http_504",
+    "timeout",
+    "invalid_json",
+    "schema_violation",
+    "length",
+    "refusal",
 ]
 ReplyContent = str | dict[str, Any] | list[Any]
+_STATUS_FAULTS: dict[int, tuple[str, str]] = {
+    408: ("scripted: request timeout", "timeout_error"),
+    409: ("scripted: conflict", "conflict_error"),
+    500: ("scripted server error", "server_error"),
+    501: ("scripted: not implemented", "not_supported_error"),
+    502: ("scripted: bad gateway", "server_error"),
+    503: ("scripted: loading model", "unavailable_error"),
+    504: ("scripted: gateway timeout", "server_error"),
+}
 
 SCRIPTED_MODEL = "scripted"
 EMBEDDING_DIM = 64
@@ -87,6 +118,9 @@ class Reply(BaseModel):
     )
     latency_ms: int = 0
     fault: Fault | None = None
+    retry_after_s: float | None = Field(
+        default=None, description="Retry-After header (seconds) sent with an http_429 fault."
+    )
 
 
 class ScriptRule(Reply):
@@ -159,10 +193,29 @@ class RecordedRequest(BaseModel):
 
 
 class _HTTPError(Exception):
-    def __init__(self, status: int, message: str, type_: str = "invalid_request_error"):
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        type_: str = "invalid_request_error",
+        headers: dict[str, str] | None = None,
+    ):
         super().__init__(message)
         self.status = status
         self.type_ = type_
+        self.headers = headers or {}
+
+
+def probe_reply(body: dict[str, Any]) -> dict[str, Any]:
+    """A reply to an endpoint probe that follows its schema, as constrained decoding would:
+    each property's first enum value (the probe's schema is one enum property)."""
+    fmt = body.get("response_format") or {}
+    schema = (fmt.get("json_schema") or {}).get("schema") or {}
+    out: dict[str, Any] = {}
+    for name, prop in (schema.get("properties") or {}).items():
+        values = prop.get("enum") or ([prop["const"]] if "const" in prop else None)
+        out[name] = values[0] if values else "x"
+    return out or {"probe": "curiosity-probe-7f3a"}
 
 
 class ScriptedServer:
@@ -180,6 +233,12 @@ class ScriptedServer:
         model: str = SCRIPTED_MODEL,
         hang_s: float = 30.0,
         port: int = 0,
+        json_schema_status: int = 400,
+        embeddings: bool = True,
+        context_window: int | None = None,
+        llama_props: bool = False,
+        slots: int = 4,
+        one_slot: bool = False,
     ) -> None:
         self.script = script or Script()
         self.responder = responder
@@ -190,6 +249,12 @@ class ScriptedServer:
         self.enforce_max_tokens = enforce_max_tokens
         self.model = model
         self.hang_s = hang_s
+        self.json_schema_status = json_schema_status
+        self.embeddings = embeddings
+        self.context_window = context_window
+        self.llama_props = llama_props
+        self.slots = 1 if one_slot else slots
+        self._slot = threading.Lock() if one_slot else None
         self.requests: list[RecordedRequest] = []
         self._port = port
         self._lock = threading.Lock()
@@ -277,6 +342,8 @@ class ScriptedServer:
             if got is not None:
                 return got if isinstance(got, Reply) else Reply(reply=got)
         default = self.script.defaults.get(kind)
+        if default is None and kind == "probe":
+            return Reply(reply=probe_reply(body))
         if default is None:
             return None
         return default if isinstance(default, Reply) else Reply(reply=default)
@@ -292,20 +359,51 @@ class ScriptedServer:
 
     def _apply_fault(self, reply: Reply) -> None:
         if reply.fault == "http_429":
-            raise _HTTPError(429, "scripted rate limit", "rate_limit_exceeded")
-        if reply.fault == "http_500":
-            raise _HTTPError(500, "scripted server error", "server_error")
+            after = reply.retry_after_s
+            headers = {"Retry-After": f"{after:g}"} if after is not None else None
+            raise _HTTPError(429, "scripted rate limit", "rate_limit_exceeded", headers)
+        if reply.fault is not None and reply.fault.startswith("http_"):
+            status = int(reply.fault[5:])
+            message, type_ = _STATUS_FAULTS[status]
+            raise _HTTPError(status, message, type_)
         if reply.fault == "timeout":
             self._stopping.wait(self.hang_s)
             raise _HTTPError(504, "scripted timeout", "timeout")
 
     def handle_chat(self, headers: dict[str, str], body: dict[str, Any]) -> dict[str, Any]:
+        if self._slot is None:
+            return self._handle_chat(headers, body)
+        with self._slot:  # one request at a time, as a one-slot llama-server
+            return self._handle_chat(headers, body)
+
+    def _check_context(self, body: dict[str, Any]) -> None:
+        if self.context_window is None:
+            return
+        messages = body.get("messages") or []
+        text = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
+        cap = body.get("max_completion_tokens") or body.get("max_tokens") or 0
+        need = estimate_tokens(text) + (cap if isinstance(cap, int) else 0)
+        if need > self.context_window:
+            raise _HTTPError(
+                400,
+                f"request ({need} tokens) exceeds the available context size "
+                f"({self.context_window} tokens), try increasing it",
+                "exceed_context_size_error",
+            )
+
+    def _handle_chat(self, headers: dict[str, str], body: dict[str, Any]) -> dict[str, Any]:
         kind = headers.get("x-curiosity-call", "")
         session_raw = headers.get("x-curiosity-session")
         session = int(session_raw) if session_raw and session_raw.lstrip("-").isdigit() else None
         response_format = body.get("response_format") or {}
+        self._check_context(body)
         if response_format.get("type") == "json_schema" and not self.supports_json_schema:
-            raise _HTTPError(400, "response_format type 'json_schema' is not supported")
+            status = self.json_schema_status
+            raise _HTTPError(
+                status,
+                "response_format type 'json_schema' is not supported",
+                "server_error" if status >= 500 else "invalid_request_error",
+            )
         if "max_tokens" in body and not self.accepts_max_tokens:
             raise _HTTPError(
                 400,
@@ -365,6 +463,12 @@ class ScriptedServer:
         }
 
     def handle_embeddings(self, headers: dict[str, str], body: dict[str, Any]) -> dict[str, Any]:
+        if not self.embeddings:
+            raise _HTTPError(
+                501,
+                "This server does not support embeddings. Start it with `--embeddings`",
+                "not_supported_error",
+            )
         kind = headers.get("x-curiosity-call", "embeddings")
         session_raw = headers.get("x-curiosity-session")
         session = int(session_raw) if session_raw and session_raw.lstrip("-").isdigit() else None
@@ -421,10 +525,14 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         return
 
-    def _send(self, status: int, payload: dict[str, Any]) -> None:
+    def _send(
+        self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+    ) -> None:
         data = json.dumps(payload).encode("utf-8")
         try:
             self.send_response(status)
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             for name, value in (self.owner.response_headers or dict)().items():
@@ -436,12 +544,19 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _error(self, err: _HTTPError) -> None:
         payload = {"error": {"message": str(err), "type": err.type_, "code": err.status}}
-        self._send(err.status, payload)
+        self._send(err.status, payload, err.headers)
 
     def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        owner = self.owner
         if self.path.rstrip("/") == "/v1/models":
-            model = self.owner.model
-            self._send(200, {"object": "list", "data": [{"id": model, "object": "model"}]})
+            entry: dict[str, Any] = {"id": owner.model, "object": "model"}
+            if owner.context_window is not None:
+                entry["meta"] = {"n_ctx": owner.context_window}
+            self._send(200, {"object": "list", "data": [entry]})
+        elif self.path.rstrip("/") == "/props" and owner.llama_props:
+            settings = {"n_ctx": owner.context_window or 4096}
+            props = {"default_generation_settings": settings, "total_slots": owner.slots}
+            self._send(200, props)
         else:
             self._error(_HTTPError(404, f"no such path {self.path}"))
 

@@ -29,6 +29,7 @@ from curiosity_tui.protocol.apply import (
     new_questions,
     session_batch,
 )
+from curiosity_tui.protocol.call_specs import armed_self_ask_spec, live_ids, self_ask_spec
 from curiosity_tui.protocol.client import ModelCallError, ModelClient
 from curiosity_tui.protocol.context import (
     Budget,
@@ -91,12 +92,13 @@ async def run_session(
 
 async def _run_answer(ctx: SessionContext, meta: RunMeta) -> None:
     ctx.record.inputs["rendering"] = ""
+    messages = prompts.answer_messages(meta.seed)
     text = await ctx.call(
         ctx.client.complete(
             kind="answer",
             session=ctx.t,
-            messages=prompts.answer_messages(meta.seed),
-            max_tokens=ctx.budget.left,
+            messages=messages,
+            max_tokens=ctx.settings.fit(_final_cap(ctx), messages),
             internal=False,
         )
     )
@@ -107,16 +109,14 @@ async def _run_answer(ctx: SessionContext, meta: RunMeta) -> None:
 
 async def _run_self_ask(ctx: SessionContext, meta: RunMeta) -> None:
     ctx.record.inputs["rendering"] = ""
-    reply = await ctx.call(
-        ctx.client.structured(
-            kind="self-ask",
-            session=ctx.t,
-            messages=prompts.self_ask_messages(meta.seed),
-            schema=SelfAskResponse,
-            max_tokens=ctx.budget.left,
-            internal=False,
-        )
+    reply = await ctx.ask(
+        self_ask_spec(),
+        kind="self-ask",
+        messages=prompts.self_ask_messages(meta.seed),
+        cap=_final_cap(ctx),
+        internal=False,
     )
+    assert isinstance(reply, SelfAskResponse)
     qs = [q.text.strip() for q in reply.questions if q.text.strip()]
     ctx.record.questions = qs
     ctx.record.counts = SessionCounts(new_questions=len(qs))
@@ -128,16 +128,15 @@ async def _run_self_ask(ctx: SessionContext, meta: RunMeta) -> None:
 async def _run_armed(ctx: SessionContext, meta: RunMeta) -> None:
     rendering = render_session_input(ctx.led.raw_nodes(), ctx.t)
     ctx.record.inputs["rendering"] = rendering
-    reply = await ctx.call(
-        ctx.client.structured(
-            kind="self-ask",
-            session=ctx.t,
-            messages=prompts.armed_self_ask_messages(meta.seed, rendering),
-            schema=ArmedSelfAskResponse,
-            max_tokens=ctx.budget.left,
-            internal=False,
-        )
+    nodes = ctx.led.raw_nodes()
+    reply = await ctx.ask(
+        armed_self_ask_spec(sorted(nodes), [s.id for s in ctx.led.sources()], live_ids(nodes)),
+        kind="self-ask",
+        messages=prompts.armed_self_ask_messages(meta.seed, rendering),
+        cap=_final_cap(ctx),
+        internal=False,
     )
+    assert isinstance(reply, ArmedSelfAskResponse)
     with session_batch(ctx, None) as b:
         actions = apply_actions(b, ctx, reply.actions, focus=None)
         facts = apply_facts(b, ctx, reply.facts)
@@ -148,6 +147,13 @@ async def _run_armed(ctx: SessionContext, meta: RunMeta) -> None:
         )
         ctx.record.output_text = _armed_text(reply)
         finish(b, ctx, decay=True)
+
+
+def _final_cap(ctx: SessionContext) -> int:
+    """An arm's one call: what is left of the budget, at most the configured final cap."""
+    left = ctx.budget.left
+    cap = ctx.settings.deliverable_cap
+    return min(left, cap) if cap else left
 
 
 def _armed_text(reply: ArmedSelfAskResponse) -> str:

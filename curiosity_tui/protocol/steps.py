@@ -41,14 +41,19 @@ from curiosity_tui.protocol.apply import (
     req_id,
     session_batch,
 )
-from curiosity_tui.protocol.context import SessionContext, SessionFailure
+from curiosity_tui.protocol.call_specs import (
+    checker_spec,
+    deliverable_spec,
+    judge_after_spec,
+    judge_before_spec,
+    live_ids,
+)
+from curiosity_tui.protocol.context import SessionContext, SessionFailure, prompt_estimate
 from curiosity_tui.protocol.schemas import (
     CheckerResponse,
     DeliverableResponse,
     JudgeAfterResponse,
     JudgeBeforeResponse,
-    judge_after_pairing,
-    open_layer_bounds,
 )
 from curiosity_tui.protocol.tension import Decision, decide, delta, disagreement, tension
 
@@ -136,22 +141,19 @@ async def candidates_step(ctx: SessionContext, focus: Focus, plan: CheckPlan) ->
                 kind="candidate",
                 session=ctx.t,
                 messages=cand_msgs,
-                max_tokens=st.candidate_cap,
+                max_tokens=st.fit(st.candidate_cap, cand_msgs),
                 internal=True,
             ),
             key=f"candidate-{i}",
         )
         for i in (1, 2, 3)
     ]
-    jb_call = ctx.call(
-        ctx.client.structured(
-            kind="judge-before",
-            session=ctx.t,
-            messages=prompts.judge_before_messages(focus.question, focus.facts),
-            schema=JudgeBeforeResponse,
-            max_tokens=st.judge_cap,
-            internal=True,
-        ),
+    jb_call = ctx.ask(
+        judge_before_spec(),
+        kind="judge-before",
+        messages=prompts.judge_before_messages(focus.question, focus.facts),
+        cap=st.judge_cap,
+        internal=True,
         key="judge-before",
     )
     check_calls = [_checker_call(ctx, focus, plan, r) for r in plan.requirements]
@@ -171,15 +173,12 @@ def _checker_call(ctx: SessionContext, focus: Focus, plan: CheckPlan, r: dict[st
         st.contract.checker_instruction,
         plan.passages.get(r["id"], []),
     )
-    return ctx.call(
-        ctx.client.structured(
-            kind="checker",
-            session=ctx.t,
-            messages=messages,
-            schema=CheckerResponse,
-            max_tokens=st.checker_cap,
-            internal=True,
-        ),
+    return ctx.ask(
+        checker_spec(r["id"], [s.id for s in ctx.led.sources()]),
+        kind="checker",
+        messages=messages,
+        cap=st.checker_cap,
+        internal=True,
         key=f"checker-{r['id']}",
     )
 
@@ -196,18 +195,15 @@ async def judges_step(
     medoid = int(medoid_index(vectors))
     selected = first.candidates[medoid]
     d_value = disagreement(sims)
-    after: JudgeAfterResponse = await ctx.call(
-        ctx.client.structured(
-            kind="judge-after",
-            session=ctx.t,
-            messages=prompts.judge_after_messages(focus.question, first.before, selected),
-            schema=JudgeAfterResponse,
-            max_tokens=st.judge_cap,
-            internal=True,
-            validator=judge_after_pairing(first.before),
-        ),
+    after = await ctx.ask(
+        judge_after_spec(first.before),
+        kind="judge-after",
+        messages=prompts.judge_after_messages(focus.question, first.before, selected),
+        cap=st.judge_cap,
+        internal=True,
         key="judge-after",
     )
+    assert isinstance(after, JudgeAfterResponse)
     terms = TensionTerms(
         D=d_value,
         F_before=len(first.before.framings),
@@ -327,23 +323,48 @@ async def deliverable_step(
         required_facts=reqs,
         check_summary=check_summary,
     )
-    deliv: DeliverableResponse = await ctx.call(
-        ctx.client.structured(
-            kind="deliverable",
-            session=ctx.t,
-            messages=messages,
-            schema=DeliverableResponse,
-            max_tokens=left,
-            internal=False,
-            validator=open_layer_bounds(st.open_layer_min),
-        ),
-        key="deliverable",
+    nodes = ctx.led.raw_nodes()
+    spec = deliverable_spec(
+        node_ids=sorted(nodes),
+        live_ids=live_ids(nodes),
+        focus_id=focus.id,
+        requirement_ids=[rid for rid, _ in reqs],
+        open_layer_min=st.open_layer_min,
+        checks_in_deliverable=st.contract.checks_in_deliverable,
+        downgrades_allowed=st.contract.downgrades_allowed,
+        preserve=decision == "PRESERVE",
+        source_ids=[s.id for s in ctx.led.sources()],
     )
+    cap = _deliverable_cap(ctx, messages)
+    deliv = await ctx.ask(
+        spec, kind="deliverable", messages=messages, cap=cap, internal=False, key="deliverable"
+    )
+    assert isinstance(deliv, DeliverableResponse)
     if ctx.record.calls[-1].finish_reason == "length":
         raise SessionFailure(
             ctx.t, "the deliverable was truncated (finish_reason length)", ctx.record
         )
     return deliv
+
+
+DELIVERABLE_FLOOR = 256  # fewer tokens than this cannot hold an open layer
+
+
+def _deliverable_cap(ctx: SessionContext, messages: list[dict[str, str]]) -> int:
+    """What is left of the session budget (at most ``deliverable_cap``), inside the context."""
+    st = ctx.settings
+    left = ctx.budget.left
+    cap = min(left, st.deliverable_cap) if st.deliverable_cap else left
+    fitted = st.fit(cap, messages)
+    if fitted < min(cap, DELIVERABLE_FLOOR):
+        raise SessionFailure(
+            ctx.t,
+            f"the deliverable's prompt (~{prompt_estimate(messages)} tokens) leaves {fitted} of "
+            f"the {st.context_window}-token context for the reply (need {DELIVERABLE_FLOOR}); "
+            "a larger --context-window on the server, or a smaller ledger",
+            ctx.record,
+        )
+    return cap
 
 
 # --------------------------------------------------------------------------- 7. apply

@@ -128,6 +128,8 @@ class BrowserScreen(AppScreen):
         # a scripted run is labelled here and in its metadata, never inside its texts
         if meta.options.get("scripted"):
             self.sub_title += " · scripted replies, no model"
+        if meta.endpoint is not None:  # what the endpoint probe found (format, ctx, embeddings)
+            self.sub_title += f" · {meta.endpoint.summary()}"
         tree = self.query_one(LedgerTree)
         tree.loading = False
         cursor = self.pending_node or tree.current_id

@@ -38,6 +38,9 @@ class RunRequest:
     curator: str  # the human curator's name (actor human:<name>)
     client_factory: Callable[[], contextlib.AbstractContextManager[Any]]
     embedder_factory: Callable[[Any], Any] | None = None
+    #: the endpoint probe's record (protocol/endpoint.py): applied to the client, stored in the
+    #: journal before the first session
+    endpoint: Any = None
     result: Any = None  # the runner's RunResult once finished
     error: str | None = None
     cancelled: bool = False
@@ -247,6 +250,10 @@ class RunMonitorScreen(AppScreen):
         ):
             if led.recovered:
                 call(self.log_line, f"{led.recovered}", "yellow")
+            if self.request.endpoint is not None:
+                from curiosity_tui.protocol.endpoint import apply_capabilities
+
+                apply_capabilities(inner, self.request.endpoint)
             client = CountingClient(inner, self.counters, on_call)
             embedder = (
                 self.request.embedder_factory(inner) if self.request.embedder_factory else None
@@ -260,6 +267,7 @@ class RunMonitorScreen(AppScreen):
                     embedder=embedder,
                     curator_hook=hook,
                     progress=on_progress,
+                    endpoint=self.request.endpoint,
                 )
             finally:
                 close = getattr(inner, "aclose", None)

@@ -13,6 +13,10 @@ SEED = (
     "Why did printed pamphlets spread the Reformation faster in some German cities than in others?"
 )
 
+# llama-server turns the full schema dialect (item counts, lengths, the judge-after's tuple of
+# listed ids) into a grammar, so Gemma cannot give a reply the rules reject (decision 150).
+SERVER_FLAGS: tuple[str, ...] = ("--schema-dialect", "full")
+
 
 @dataclass(frozen=True)
 class RunOutcome:
@@ -61,6 +65,7 @@ def run_configuration(
         base_url,
         "--model",
         model,
+        *SERVER_FLAGS,
         *extra,
         cwd=run_dir,
     )

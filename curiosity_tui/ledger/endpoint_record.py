@@ -1,0 +1,101 @@
+"""What the endpoint probe found, as the ledger stores it (``endpoint_probed`` events).
+
+The probe itself is :mod:`curiosity_tui.protocol.endpoint`; this module only holds the record,
+so that the ledger can validate and fold it without importing the protocol layer.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ResponseFormat = Literal["json_schema", "json_object", "prompt"]
+FormatChoice = Literal["auto", "json_schema", "json_object", "prompt"]
+TrialOutcome = Literal["honoured", "unconstrained", "refused", "overflow", "error", "not_tried"]
+EmbeddingsState = Literal["served", "missing", "error", "not_asked"]
+
+
+class _Rec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FormatTrial(_Rec):
+    """One probe request with one response format.
+
+    ``honoured``: the reply met the probe schema (``json_schema``: an enum value the model
+    cannot guess without the schema being enforced; ``json_object`` / ``prompt``: one JSON
+    object). ``unconstrained``: HTTP 200 but the reply did not. ``refused``: an HTTP error
+    that names the format (400/422/500/501). ``overflow``: a context-overflow 400.
+    """
+
+    format: ResponseFormat
+    outcome: TrialOutcome
+    detail: str = ""
+    latency_s: float = 0.0
+
+
+class EndpointCapabilities(_Rec):
+    """An endpoint's capabilities as probed before a run's first session (and on resume)."""
+
+    base_url: str | None = None
+    model: str
+    probed_at: str = ""
+    server: str = Field(default="", description="'llama.cpp' when GET /props answers, else ''.")
+    requested_format: FormatChoice = "auto"
+    response_format: ResponseFormat | None = Field(
+        default=None, description="What structured calls use; null: nothing the run can use."
+    )
+    trials: list[FormatTrial] = Field(default_factory=list)
+    context_window: int | None = None
+    context_source: Literal["props", "models", "flag", "unknown"] = "unknown"
+    slots: int | None = Field(
+        default=None, description="Requests served at once (llama.cpp total_slots)."
+    )
+    model_listed: bool | None = Field(
+        default=None, description="Whether GET /v1/models lists the model (null: no list)."
+    )
+    schema_dialect: Literal["strict", "full"] | None = Field(
+        default=None,
+        description="The per-call schema dialect the server accepts: 'full' (item counts, "
+        "lengths; llama.cpp's grammars) or 'strict' (the hosted subset). A run uses it unless "
+        "--schema-dialect says otherwise; each call records the one it sent.",
+    )
+    embedding_model: str | None = None
+    embedding_base_url: str | None = Field(
+        default=None, description="Where embeddings were probed, when not at base_url."
+    )
+    embeddings: EmbeddingsState = "not_asked"
+    embeddings_detail: str = ""
+    embedding_fallback: Literal["none", "offline"] = "none"
+    embedder: str | None = Field(
+        default=None, description="The embedder similarity figures use under this probe."
+    )
+
+    def same_as(self, other: EndpointCapabilities | None) -> bool:
+        """Equal apart from when it was probed and the trials' latencies."""
+        if other is None:
+            return False
+        return _comparable(self) == _comparable(other)
+
+    def summary(self) -> str:
+        """One line for headers and logs."""
+        fmt = self.response_format or "none"
+        ctx = f"ctx {self.context_window}" if self.context_window else "ctx ?"
+        parts = [f"format {fmt}", ctx]
+        if self.schema_dialect:
+            parts.append(f"schema {self.schema_dialect}")
+        if self.slots is not None:
+            parts.append(f"{self.slots} slot{'s' if self.slots != 1 else ''}")
+        if self.embedding_model:
+            emb: str = self.embeddings
+            if self.embeddings != "served" and self.embedding_fallback == "offline":
+                emb = "missing, offline fallback"
+            parts.append(f"embeddings {emb}")
+        return ", ".join(parts)
+
+
+def _comparable(c: EndpointCapabilities) -> dict[str, object]:
+    d = c.model_dump(mode="json", exclude={"probed_at"})
+    d["trials"] = [{k: v for k, v in t.items() if k != "latency_s"} for t in d["trials"]]
+    return d

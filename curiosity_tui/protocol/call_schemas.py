@@ -1,0 +1,261 @@
+"""Per-call response schemas that carry the rules (issue 11 item 2; decision 150).
+
+A :class:`CallSpec` is the ONE source of what a structured call's reply may be: the response
+model (``schemas.py``) plus :class:`Rule` s built for this call from what the session knows (the
+ids the judge-before listed, the ledger's node ids, the focus's requirement ids, the open layer's
+bounds). From it come both
+
+* the JSON schema sent to the endpoint (:meth:`CallSpec.json_schema`), in one of two dialects:
+
+  - ``strict``: the common subset hosted APIs accept in strict mode: every field required,
+    nullable instead of optional, ``additionalProperties: false``, ``enum`` s; no item counts,
+    no string lengths, no tuples;
+  - ``full``: strict plus ``minItems``/``maxItems``, ``minLength``/``maxLength`` and, for the
+    judge-after, one tuple position per listed id (``prefixItems`` with a ``const`` id), so a
+    server with grammar-constrained decoding (llama.cpp) cannot produce a reply the rules reject;
+
+* and the validator run on every reply (:meth:`CallSpec.check`), whatever the dialect, for the
+  rules marked ``enforced`` (servers without constrained decoding exist).
+
+A rule that is not ``enforced`` is guidance the schema carries (node ids, requirement ids, size
+bounds that keep a small model's reply inside its token cap); breaking it does not fail the call:
+the apply step drops what names an unknown node or requirement and lists it in ``rejected``.
+
+The specs of the calls are built in ``call_specs.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+Dialect = Literal["strict", "full"]
+DIALECTS: tuple[str, ...] = ("strict", "full")
+
+_COUNT_KEYS = ("minItems", "maxItems", "minLength", "maxLength", "prefixItems", "minimum")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One constraint on the reply at ``path``.
+
+    ``path`` names a field by its properties, ``[]`` stepping into every item of an array:
+    ``"framings"``, ``"open_layer.living_questions"``, ``"actions[].node"``.
+    """
+
+    path: str
+    one_of: tuple[str, ...] | None = None  # allowed strings (a nullable field may also be null)
+    min_items: int | None = None
+    max_items: int | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    exact_ids: tuple[str, ...] | None = None  # an array of {id, ...}: each id exactly once
+    enforced: bool = True  # the validator rejects a reply that breaks it
+
+    def problems(self, where: str, value: Any) -> Iterator[str]:
+        """What is wrong with ``value`` (found at ``where``) under this rule."""
+        if self.exact_ids is not None and isinstance(value, list):
+            got = [str(item.get("id", "")).strip() for item in value if isinstance(item, dict)]
+            want = list(self.exact_ids)
+            if sorted(got) != sorted(want) or len(set(got)) != len(got):
+                yield f"{where}: judge exactly the listed ids {want} once each, nothing else (got {got})"
+        if isinstance(value, list):
+            n = len(value)
+            if self.min_items is not None and n < self.min_items:
+                yield f"{where}: give at least {self.min_items} item(s) (got {n})"
+            if self.max_items is not None and n > self.max_items:
+                yield f"{where}: give at most {self.max_items} item(s) (got {n})"
+        if isinstance(value, str):
+            if self.one_of is not None and value not in self.one_of:
+                yield f"{where}: {value!r} is not one of {list(self.one_of)}"
+            if self.min_length is not None and len(value) < self.min_length:
+                yield f"{where}: at least {self.min_length} characters (got {len(value)})"
+            if self.max_length is not None and len(value) > self.max_length:
+                yield f"{where}: at most {self.max_length} characters (got {len(value)})"
+
+
+@dataclass(frozen=True)
+class CallSpec:
+    """A structured call's response model and the rules built for this call."""
+
+    model: type[BaseModel]
+    rules: tuple[Rule, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.model.__name__
+
+    def with_rule(self, rule: Rule) -> CallSpec:
+        """This spec with ``rule`` replacing the rule on the same path (or added)."""
+        kept = tuple(r for r in self.rules if r.path != rule.path)
+        return replace(self, rules=(*kept, rule))
+
+    def json_schema(self, dialect: Dialect = "strict") -> dict[str, Any]:
+        """The schema to send (a fresh dict): the model's, refs inlined, the rules applied."""
+        if dialect not in DIALECTS:
+            raise ValueError(f"unknown schema dialect {dialect!r} (use one of {list(DIALECTS)})")
+        base = self.model.model_json_schema()
+        schema = _inline(base, base.get("$defs", {}))
+        schema.pop("$defs", None)
+        if dialect == "strict":
+            _strip_counts(schema)
+        for rule in self.rules:
+            for node in _schema_nodes(schema, rule.path):
+                _apply(node, rule, dialect)
+        return schema
+
+    def check(self, reply: BaseModel) -> None:
+        """Raise ValueError naming every enforced rule the reply breaks."""
+        data = reply.model_dump(mode="json")
+        found: list[str] = []
+        for rule in self.rules:
+            if not rule.enforced:
+                continue
+            for where, value in _data_values(data, rule.path):
+                found.extend(rule.problems(where, value))
+        if found:
+            raise ValueError(
+                "; ".join(found[:5]) + (f" (+{len(found) - 5} more)" if len(found) > 5 else "")
+            )
+
+    def validator(self) -> Callable[[BaseModel], None]:
+        return self.check
+
+
+# --------------------------------------------------------------------------- schema side
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            target = copy.deepcopy(defs[ref.removeprefix("#/$defs/")])
+            extra = {k: v for k, v in node.items() if k != "$ref"}
+            return _inline({**target, **extra}, defs)
+        return {k: _inline(v, defs) for k, v in node.items() if k != "$defs"}
+    if isinstance(node, list):
+        return [_inline(v, defs) for v in node]
+    return node
+
+
+def _strip_counts(node: Any) -> None:
+    if isinstance(node, dict):
+        for key in _COUNT_KEYS:
+            node.pop(key, None)
+        for value in node.values():
+            _strip_counts(value)
+    elif isinstance(node, list):
+        for value in node:
+            _strip_counts(value)
+
+
+def _non_null(node: dict[str, Any]) -> dict[str, Any]:
+    """The non-null branch of a nullable field (``anyOf: [X, {type: null}]``), else the node."""
+    for branch in node.get("anyOf", []):
+        if isinstance(branch, dict) and branch.get("type") != "null":
+            return branch
+    return node
+
+
+def _segments(path: str) -> list[tuple[str, bool]]:
+    out = []
+    for seg in path.split("."):
+        items = seg.endswith("[]")
+        out.append((seg.removesuffix("[]"), items))
+    return out
+
+
+def _schema_nodes(schema: dict[str, Any], path: str) -> list[dict[str, Any]]:
+    """The schema node(s) the path names (the field itself, nullable wrapper included)."""
+    nodes = [schema]
+    for name, items in _segments(path):
+        nxt: list[dict[str, Any]] = []
+        for node in nodes:
+            prop = _non_null(node).get("properties", {}).get(name)
+            if prop is None:
+                raise KeyError(f"rule path {path!r}: no field {name!r}")
+            if items:
+                arr = _non_null(prop)
+                nxt.extend(arr["prefixItems"] if "prefixItems" in arr else [arr["items"]])
+            else:
+                nxt.append(prop)
+        nodes = nxt
+    return nodes
+
+
+def _apply(node: dict[str, Any], rule: Rule, dialect: Dialect) -> None:
+    target = _non_null(node)
+    if rule.one_of is not None:
+        _apply_enum(node, list(rule.one_of))
+    if rule.exact_ids is not None:
+        item = target["items"]
+        ids = list(rule.exact_ids)
+        if dialect == "full":
+            target.pop("items")
+            target["prefixItems"] = [_with_id(item, [i], const=True) for i in ids]
+            target["minItems"] = target["maxItems"] = len(ids)
+        elif ids:
+            target["items"] = _with_id(item, ids, const=False)
+    if dialect != "full":
+        return
+    for key, value in (
+        ("minItems", rule.min_items),
+        ("maxItems", rule.max_items),
+        ("minLength", rule.min_length),
+        ("maxLength", rule.max_length),
+    ):
+        if value is not None:
+            target[key] = value
+
+
+def _apply_enum(node: dict[str, Any], values: list[str]) -> None:
+    branches = node.get("anyOf")
+    if isinstance(branches, list):  # nullable: the string branch gets the enum (or goes)
+        strings = [b for b in branches if isinstance(b, dict) and b.get("type") == "string"]
+        for b in strings:
+            if values:
+                b["enum"] = values
+            else:
+                branches.remove(b)
+        if len(branches) == 1:
+            node.pop("anyOf")
+            node.update(branches[0])
+        return
+    if values:  # a required string with no allowed value keeps its type (the apply step drops it)
+        node["enum"] = values
+
+
+def _with_id(item: dict[str, Any], ids: list[str], *, const: bool) -> dict[str, Any]:
+    out = copy.deepcopy(item)
+    prop = out["properties"]["id"]
+    prop.pop("enum", None)
+    if const:
+        prop["const"] = ids[0]
+        prop["enum"] = ids  # const for llama.cpp's grammar, enum for readers without const
+    else:
+        prop["enum"] = ids
+    return out
+
+
+# --------------------------------------------------------------------------- data side
+
+
+def _data_values(data: Any, path: str) -> list[tuple[str, Any]]:
+    found: list[tuple[str, Any]] = [("", data)]
+    for name, items in _segments(path):
+        nxt: list[tuple[str, Any]] = []
+        for where, value in found:
+            if not isinstance(value, dict) or name not in value:
+                continue
+            here = f"{where}.{name}" if where else name
+            child = value[name]
+            if items and isinstance(child, list):
+                nxt.extend((f"{here}[{i}]", v) for i, v in enumerate(child))
+            elif not items:
+                nxt.append((here, child))
+        found = nxt
+    return [(w, v) for w, v in found if v is not None]

@@ -1,0 +1,289 @@
+"""Probe an endpoint before a run's first session: what it can do, and whether the run can work.
+
+What is probed (each a few small requests; ``curiosity-tui endpoint check`` runs it alone):
+
+* response formats: strict ``json_schema`` (a schema whose only valid value the model cannot
+  guess, so an honoured reply shows the server enforced it), ``json_object``, and prompt mode
+  (the schema in the last user turn, no server support). ``--response-format auto`` takes the
+  first that works, in that order; a fixed choice is tried alone;
+* the context window, where the server says: llama.cpp's ``GET /props``
+  (``default_generation_settings.n_ctx``, and ``total_slots``), else ``GET /v1/models``
+  metadata (``meta.n_ctx``, ``max_model_len``, ``context_length``), else ``--context-window``;
+* ``/v1/embeddings`` for the named embedding model.
+
+The result is an :class:`EndpointCapabilities` record, stored in the run's journal
+(``endpoint_probed``) and applied to the client (format, slots, context window). A run that
+cannot work raises :class:`EndpointUnusable`: one line naming what is missing and the flag
+that works around it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from curiosity_tui.clock import utc_now_micro
+from curiosity_tui.errors import CuriosityError
+from curiosity_tui.ledger.endpoint_record import (
+    EndpointCapabilities,
+    FormatChoice,
+    FormatTrial,
+    ResponseFormat,
+    TrialOutcome,
+)
+from curiosity_tui.ledger.events import EndpointProbed
+from curiosity_tui.ledger.ledger import Ledger
+from curiosity_tui.protocol.client import ModelCallError, ModelClient, parse_json_object
+
+__all__ = [
+    "EndpointCapabilities",
+    "EndpointOptions",
+    "EndpointUnusable",
+    "prepare_endpoint",
+    "probe_endpoint",
+    "problems",
+    "record_endpoint",
+]
+
+_PROBE_VALUES = ("curiosity-probe-7f3a", "curiosity-probe-b2c9")
+_PROBE_MAX_TOKENS = 64
+_MISSING_EMBEDDINGS = {"http_404", "http_501", "http_400", "http_405"}
+_FATAL = {"connection", "timeout", "http_401", "http_403", "http_404"}
+EMBEDDINGS_ROUTE = "README: serving embeddings with MiniLM on llama.cpp"
+
+
+class ProbeReply(BaseModel):
+    """The probe's schema: one key whose two allowed values no model guesses unprompted."""
+
+    model_config = ConfigDict(extra="forbid")
+    probe: Literal["curiosity-probe-7f3a", "curiosity-probe-b2c9"]
+
+
+_PROBE_MESSAGES = [
+    {"role": "user", "content": 'Reply with one JSON object that has exactly one key, "probe".'}
+]
+
+
+class EndpointUnusable(CuriosityError):
+    """The endpoint cannot serve this run; the message names what and the flag to use."""
+
+
+@dataclass
+class EndpointOptions:
+    response_format: FormatChoice = "auto"
+    embedding_model: str | None = None
+    embedding_fallback: Literal["none", "offline"] = "none"
+    context_window: int | None = None
+
+
+def _root_url(base_url: str | None) -> str | None:
+    """``http://host:port`` for ``http://host:port/v1`` (llama.cpp's /props is at the root)."""
+    if not base_url:
+        return None
+    parts = urlsplit(base_url)
+    path = parts.path.rstrip("/")
+    if path.endswith("/v1"):
+        path = path[: -len("/v1")]
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+async def _server_info(client: ModelClient, caps: EndpointCapabilities) -> None:
+    root = _root_url(client.base_url)
+    props = await client.get_json(f"{root}/props") if root else None
+    if isinstance(props, dict) and isinstance(props.get("default_generation_settings"), dict):
+        caps.server = "llama.cpp"
+        caps.slots = _int(props.get("total_slots"))
+        n_ctx = _int(props["default_generation_settings"].get("n_ctx"))
+        if n_ctx:
+            caps.context_window, caps.context_source = n_ctx, "props"
+    models = await client.get_json("models")
+    data = models.get("data") if isinstance(models, dict) else None
+    if isinstance(data, list):
+        entries = [d for d in data if isinstance(d, dict)]
+        caps.model_listed = any(d.get("id") == client.model for d in entries)
+        mine = next((d for d in entries if d.get("id") == client.model), None)
+        if mine is not None and caps.context_window is None:
+            raw_meta = mine.get("meta")
+            meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
+            for value in (
+                meta.get("n_ctx"),
+                mine.get("max_model_len"),
+                mine.get("context_length"),
+                mine.get("context_window"),
+            ):
+                window = _int(value)
+                if window:
+                    caps.context_window, caps.context_source = window, "models"
+                    break
+
+
+async def _trial(client: ModelClient, fmt: ResponseFormat) -> FormatTrial:
+    # json_schema: the enum forces a ~15-token reply; the others get room for a chatty model
+    limit = _PROBE_MAX_TOKENS if fmt == "json_schema" else 2 * _PROBE_MAX_TOKENS
+    try:
+        text, seconds, finish = await client.probe_chat(
+            messages=_PROBE_MESSAGES, fmt=fmt, schema=ProbeReply, max_tokens=limit
+        )
+    except ModelCallError as err:
+        if err.code in _FATAL:
+            raise EndpointUnusable(
+                f"cannot use the endpoint {client.base_url or 'OpenAI'} with model "
+                f"{client.model}: {err.reason}"
+            ) from None
+        outcome: TrialOutcome = "overflow" if err.code == "context_overflow" else "refused"
+        if not err.code.startswith("http_") and err.code != "context_overflow":
+            outcome = "error"
+        return FormatTrial(format=fmt, outcome=outcome, detail=err.reason[:300])
+    seconds = round(seconds, 3)
+    cut = f" (cut at {limit} tokens)" if finish == "length" else ""
+    try:
+        data = parse_json_object(text)
+    except ValueError as exc:
+        return FormatTrial(
+            format=fmt, outcome="unconstrained", detail=f"{exc}{cut}"[:300], latency_s=seconds
+        )
+    if fmt == "json_schema":
+        try:
+            ProbeReply.model_validate(data)
+        except ValidationError:
+            return FormatTrial(
+                format=fmt,
+                outcome="unconstrained",
+                detail="HTTP 200, but the reply ignores the schema: " + text[:120],
+                latency_s=seconds,
+            )
+    return FormatTrial(format=fmt, outcome="honoured", latency_s=seconds)
+
+
+async def _formats(client: ModelClient, caps: EndpointCapabilities, choice: FormatChoice) -> None:
+    if choice != "auto":
+        trial = await _trial(client, choice)
+        caps.trials.append(trial)
+        if trial.outcome in ("honoured", "unconstrained"):
+            caps.response_format = choice
+        return
+    for fmt in ("json_schema", "json_object"):
+        trial = await _trial(client, fmt)  # type: ignore[arg-type]
+        caps.trials.append(trial)
+        if trial.outcome == "honoured":
+            caps.response_format = fmt  # type: ignore[assignment]
+            return
+    trial = await _trial(client, "prompt")
+    caps.trials.append(trial)
+    if trial.outcome in ("honoured", "unconstrained"):
+        caps.response_format = "prompt"
+
+
+async def _embeddings(client: ModelClient, caps: EndpointCapabilities, model: str) -> None:
+    kept = len(client.calls)
+    try:
+        vectors, _ = await client.embed(["probe"], session=0, kind="probe", model=model)
+    except ModelCallError as err:
+        caps.embeddings = "missing" if err.code in _MISSING_EMBEDDINGS else "error"
+        bare = err.records[-1].error if err.records else None  # without the call's prefix
+        caps.embeddings_detail = (bare or err.reason)[:300]
+        return
+    finally:
+        del client.calls[kept:]  # the probe is recorded in the capabilities, not as a call
+    if vectors and vectors[0]:
+        caps.embeddings, caps.embeddings_detail = "served", f"dimension {len(vectors[0])}"
+    else:
+        caps.embeddings, caps.embeddings_detail = "error", "the server returned empty vectors"
+
+
+def _dialect(caps: EndpointCapabilities) -> Literal["strict", "full"] | None:
+    """ "full" where the server turns JSON schemas into grammars (llama.cpp honoured the
+    probe's json_schema), "strict" (the hosted subset) elsewhere; None if nothing works."""
+    if caps.response_format is None:
+        return None
+    full = caps.server == "llama.cpp" and caps.response_format == "json_schema"
+    return "full" if full else "strict"
+
+
+async def probe_endpoint(client: ModelClient, opts: EndpointOptions) -> EndpointCapabilities:
+    """Probe ``client``'s endpoint (raises :class:`EndpointUnusable` if it cannot be reached)."""
+    from curiosity_tui.protocol.embedders import offline_fallback_name
+
+    caps = EndpointCapabilities(
+        base_url=client.base_url,
+        model=client.model,
+        probed_at=utc_now_micro(),
+        requested_format=opts.response_format,
+        embedding_model=opts.embedding_model,
+        embedding_base_url=client.embedding_base_url,
+        embedding_fallback=opts.embedding_fallback,
+    )
+    saved = client.response_format
+    await _server_info(client, caps)
+    if opts.context_window:
+        caps.context_window, caps.context_source = opts.context_window, "flag"
+    try:
+        await _formats(client, caps, opts.response_format)
+    finally:
+        client.response_format = saved
+    caps.schema_dialect = _dialect(caps)
+    if opts.embedding_model:
+        await _embeddings(client, caps, opts.embedding_model)
+        if caps.embeddings == "served":
+            caps.embedder = f"endpoint:{opts.embedding_model}"
+        elif opts.embedding_fallback == "offline":
+            caps.embedder = offline_fallback_name(opts.embedding_model)
+    return caps
+
+
+def problems(caps: EndpointCapabilities) -> list[str]:
+    """What keeps a run from working on this endpoint, each naming the flag that helps."""
+    out: list[str] = []
+    if caps.response_format is None:
+        tried = "; ".join(f"{t.format}: {t.outcome} ({t.detail})" for t in caps.trials)
+        if caps.requested_format == "auto":
+            out.append(f"no response format works on this server ({tried})")
+        else:
+            out.append(
+                f"the server does not serve --response-format {caps.requested_format} "
+                f"({tried}); pass --response-format auto to negotiate, or json_object / prompt"
+            )
+    if caps.embedding_model and caps.embeddings != "served" and caps.embedder is None:
+        out.append(
+            f"the server has no embeddings for {caps.embedding_model} "
+            f"({caps.embeddings_detail}); point --embedding-base-url at a server that has "
+            f"them ({EMBEDDINGS_ROUTE}), drop --embedding-model, or pass "
+            "--embedding-fallback offline"
+        )
+    return out
+
+
+def apply_capabilities(client: ModelClient, caps: EndpointCapabilities) -> None:
+    """Make ``client`` use what the probe found: the format, the slots, the context window."""
+    if caps.response_format is not None:
+        client.response_format = caps.response_format
+        client.json_schema_supported = caps.response_format == "json_schema"
+    client.server_slots = caps.slots
+    client.context_window = caps.context_window
+
+
+async def prepare_endpoint(client: ModelClient, opts: EndpointOptions) -> EndpointCapabilities:
+    """Probe, refuse an endpoint the run cannot use (one line), and configure the client."""
+    caps = await probe_endpoint(client, opts)
+    found = problems(caps)
+    if found:
+        raise EndpointUnusable("endpoint check failed: " + "; ".join(found))
+    apply_capabilities(client, caps)
+    return caps
+
+
+def record_endpoint(led: Ledger, caps: EndpointCapabilities) -> bool:
+    """Store ``caps`` in the run's journal unless the latest record says the same; True if
+    written. A batch of its own (``batch_committed``), before the next session."""
+    if caps.same_as(led.meta.endpoint):
+        return False
+    with led.batch(led.last_session, marker="batch_committed", label="endpoint") as b:
+        b.emit(EndpointProbed.model_validate(caps.model_dump(mode="json")))
+    return True

@@ -1,0 +1,170 @@
+"""Per-call schemas carry the rules (issue 11 item 2): one spec gives both the schema sent and
+the validator run; two dialects; a random schema-following filler never breaks a rule."""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from curiosity_tui.protocol.call_schemas import CallSpec, Rule
+from curiosity_tui.protocol.call_specs import (
+    armed_self_ask_spec,
+    checker_spec,
+    curator_spec,
+    deliverable_spec,
+    judge_after_spec,
+    judge_before_spec,
+    self_ask_spec,
+)
+from curiosity_tui.protocol.schema_fill import random_instance
+from curiosity_tui.protocol.schemas import (
+    JudgeAfterResponse,
+    JudgeBeforeResponse,
+    strict_problems,
+)
+
+NODES = ["q0", "q1", "q2"]
+SOURCE = "a" * 64
+
+
+def _specs() -> dict[str, CallSpec]:
+    before = JudgeBeforeResponse(framings=["a", "b", "c"], dependencies=["x", "y"])
+    deliv = dict(
+        node_ids=NODES,
+        focus_id="q1",
+        requirement_ids=["r1", "r2"],
+        downgrades_allowed=True,
+        source_ids=[SOURCE],
+    )
+    return {
+        "judge-before": judge_before_spec(),
+        "judge-after": judge_after_spec(before),
+        "judge-after-empty": judge_after_spec(JudgeBeforeResponse(framings=[], dependencies=[])),
+        "checker": checker_spec("r1", [SOURCE]),
+        "deliverable-pilot-01-preserve": deliverable_spec(
+            **deliv, open_layer_min=1, checks_in_deliverable=True, preserve=True
+        ),
+        "deliverable-pilot-02-answer": deliverable_spec(
+            **deliv, open_layer_min=0, checks_in_deliverable=False, preserve=False
+        ),
+        "self-ask": self_ask_spec(),
+        "armed-self-ask": armed_self_ask_spec(NODES, [SOURCE]),
+        "curator": curator_spec(NODES),
+    }
+
+
+SPECS = _specs()
+COUNT_KEYS = {"minItems", "maxItems", "minLength", "maxLength", "prefixItems"}
+
+
+def _keys(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        return set(node) | {k for v in node.values() for k in _keys(v)}
+    if isinstance(node, list):
+        return {k for v in node for k in _keys(v)}
+    return set()
+
+
+def _at(schema: dict[str, Any], *names: str) -> dict[str, Any]:
+    node = schema
+    for name in names:
+        node = node["properties"][name]
+    return node
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+@pytest.mark.parametrize("dialect", ["strict", "full"])
+def test_both_dialects_are_strict_compatible(name: str, dialect: str) -> None:
+    schema = SPECS[name].json_schema(dialect)  # type: ignore[arg-type]
+    assert strict_problems(schema) == []
+    assert "$ref" not in json.dumps(schema)
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_strict_dialect_has_no_counts_or_lengths(name: str) -> None:
+    assert not _keys(SPECS[name].json_schema("strict")) & COUNT_KEYS
+
+
+def test_judge_after_schema_lists_the_ids_in_both_dialects() -> None:
+    spec = SPECS["judge-after"]
+    strict = _at(spec.json_schema("strict"), "framings")
+    assert strict["items"]["properties"]["id"]["enum"] == ["F1", "F2", "F3"]
+    full = _at(spec.json_schema("full"), "dependencies")
+    assert [p["properties"]["id"]["const"] for p in full["prefixItems"]] == ["D1", "D2"]
+    assert full["minItems"] == full["maxItems"] == 2 and "items" not in full
+
+
+def test_full_dialect_carries_counts_ids_and_bounds() -> None:
+    jb = judge_before_spec().json_schema("full")
+    assert _at(jb, "framings")["maxItems"] == 5 and _at(jb, "dependencies")["maxItems"] == 8
+    d = SPECS["deliverable-pilot-01-preserve"].json_schema("full")
+    living = _at(d, "open_layer", "living_questions")
+    assert (living["minItems"], living["maxItems"]) == (1, 3)
+    d2 = SPECS["deliverable-pilot-02-answer"].json_schema("full")
+    assert _at(d2, "open_layer", "living_questions")["minItems"] == 0
+    assert _at(d2, "checks")["maxItems"] == 0  # pilot-02: checks run separately
+    assert _at(d, "checks")["maxItems"] == 2
+    assert _at(d, "checks")["items"]["properties"]["fact_id"]["enum"] == ["r1", "r2"]
+    assert _at(d, "actions")["items"]["properties"]["node"]["enum"] == NODES
+    parent = _at(d, "new_questions")["items"]["properties"]["parent"]
+    assert {"enum": NODES, "type": "string"} in parent["anyOf"]
+    assert _at(d, "answer")["type"] == "null"  # PRESERVE: the candidate is withheld
+    cur = curator_spec(NODES).json_schema("full")
+    assert _at(cur, "actions")["items"]["properties"]["node"]["enum"] == NODES
+
+
+def test_one_source_a_changed_rule_changes_schema_and_validator() -> None:
+    spec = judge_before_spec()
+    three = JudgeBeforeResponse(framings=["a", "b", "c"], dependencies=[])
+    spec.check(three)
+    assert _at(spec.json_schema("full"), "framings")["maxItems"] == 5
+    tighter = spec.with_rule(Rule("framings", max_items=2))
+    assert _at(tighter.json_schema("full"), "framings")["maxItems"] == 2
+    with pytest.raises(ValueError, match="framings: give at most 2"):
+        tighter.check(three)
+
+
+def test_one_source_judge_after_ids() -> None:
+    before = JudgeBeforeResponse(framings=["a"], dependencies=[])
+    spec = judge_after_spec(before)
+    reply = JudgeAfterResponse.model_validate(
+        {"framings": [{"id": "F1", "verdict": "viable"}], "dependencies": []}
+    )
+    spec.check(reply)
+    changed = spec.with_rule(Rule("framings", exact_ids=("F7",)))
+    assert _at(changed.json_schema("strict"), "framings")["items"]["properties"]["id"]["enum"] == [
+        "F7"
+    ]
+    with pytest.raises(ValueError, match="F7"):
+        changed.check(reply)
+
+
+def test_open_layer_bound_is_enforced_and_ids_are_guidance() -> None:
+    spec = SPECS["deliverable-pilot-01-preserve"]
+    rules = {r.path: r for r in spec.rules}
+    assert rules["open_layer.living_questions"].enforced
+    assert not rules["actions[].node"].enforced  # the apply step drops unknown nodes
+    relaxed = spec.with_rule(replace(rules["open_layer.living_questions"], min_items=0))
+    reply = spec.model.model_validate(
+        random_instance(relaxed.json_schema("full"), random.Random(1))
+    )
+    data = reply.model_dump()
+    data["open_layer"]["living_questions"] = []
+    empty = spec.model.model_validate(data)
+    relaxed.check(empty)
+    with pytest.raises(ValueError, match="at least 1"):
+        spec.check(empty)
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_random_replies_from_the_full_schema_pass_the_validators(name: str) -> None:
+    spec = SPECS[name]
+    schema = spec.json_schema("full")
+    for seed in range(150):
+        value = random_instance(schema, random.Random(seed))
+        reply = spec.model.model_validate_json(json.dumps(value))
+        spec.check(reply)
