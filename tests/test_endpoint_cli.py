@@ -103,7 +103,7 @@ def test_json_schema_500_server_negotiates_once_records_it_and_completes(
     path = new_ledger(tmp_path)
     code = main(["run", path, "--sessions", "3", *endpoint(server)])
     assert code == 0, capsys.readouterr().err
-    assert "endpoint: format json_object" in capsys.readouterr().err
+    assert "endpoint: format json_object" in capsys.readouterr().out
     schema_requests = [
         r
         for r in server.requests

@@ -104,9 +104,12 @@ def _pilot_run(args: argparse.Namespace) -> int:
         [s.name for s in specs],
         workers,
     )
-    args.out.mkdir(parents=True, exist_ok=True)
-    write_manifest(args.out, manifest)
-    results = _execute(args, plan, specs, workers)
+
+    def start() -> None:  # after the endpoint probe: a run that cannot work leaves nothing
+        args.out.mkdir(parents=True, exist_ok=True)
+        write_manifest(args.out, manifest)
+
+    results = _execute(args, plan, specs, workers, start)
     _finish_manifest(args.out, manifest, results, plan.sessions)
     failed = [(r.ledger, r.failed[0]) for r in results if r.failed]
     for name, (t, reason) in failed:
@@ -139,8 +142,11 @@ def _finish_manifest(out: Path, manifest: Any, results: list[Any], sessions: int
     )
 
 
-def _execute(args: argparse.Namespace, plan: Any, specs: list[Any], workers: int) -> list[Any]:
-    """Run the specs in this process (workers == 1) or over worker processes."""
+def _execute(
+    args: argparse.Namespace, plan: Any, specs: list[Any], workers: int, start: Any
+) -> list[Any]:
+    """Probe the endpoint, call ``start()``, then run the specs in this process (workers == 1)
+    or over worker processes."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from curiosity_tui.cli.run_cmds import _closing, _embedder, call_overrides, model_client, probed
@@ -172,9 +178,15 @@ def _execute(args: argparse.Namespace, plan: Any, specs: list[Any], workers: int
 
         overrides = call_overrides(args)
         caps = asyncio.run(_closing(client, probed(client, args)))  # before any run starts
+        start()
         embedder = _embedder(args, client, caps)
         if workers > 1 and len(specs) > 1:  # workers build their own clients (ClientSpec)
-            cs = ClientSpec.of(client, endpoint_embeddings=embedder is not None)
+            cs = ClientSpec.of(
+                client,
+                endpoint_embeddings=embedder is not None,
+                endpoint=caps,
+                overrides=overrides,
+            )
             return run_pilot_workers(
                 specs,
                 args.out,

@@ -243,7 +243,9 @@ async def probed(client: Any, args: argparse.Namespace) -> Any:
     from curiosity_tui.protocol.endpoint import prepare_endpoint
 
     caps = await prepare_endpoint(client, endpoint_options(args))
-    print(f"endpoint: {caps.summary()}", file=sys.stderr)
+    if getattr(args, "scripted", False):  # a new loopback port every time: one stable name
+        caps = caps.model_copy(update={"base_url": "scripted"})
+    print(f"endpoint: {caps.summary()}")  # stdout: stderr is for the one error line
     return caps
 
 

@@ -42,11 +42,24 @@ class ClientSpec:
     endpoint_embeddings: bool = False
     max_rpm: float | None = None  # this worker's share (run_pilot_workers divides)
     max_tpm: float | None = None
+    # what the parent's endpoint probe found (recorded in every run, applied to the client)
+    # and the per-call settings (--cap, --schema-dialect, ...): the same as in one process
+    endpoint: Any = None
+    overrides: tuple[tuple[str, Any], ...] = ()
 
     @classmethod
-    def of(cls, client: ModelClient, *, endpoint_embeddings: bool = False) -> ClientSpec:
+    def of(
+        cls,
+        client: ModelClient,
+        *,
+        endpoint_embeddings: bool = False,
+        endpoint: Any = None,
+        overrides: dict[str, Any] | None = None,
+    ) -> ClientSpec:
         limiter = ratelimit.current()
         return cls(
+            endpoint=endpoint,
+            overrides=tuple(sorted((overrides or {}).items())),
             max_rpm=limiter.rpm if limiter else None,
             max_tpm=limiter.tpm if limiter else None,
             model=client.model,
@@ -63,7 +76,7 @@ class ClientSpec:
         """The client; sets this process's rate limiter to the spec's share first."""
         limits = (self.max_rpm, self.max_tpm)
         ratelimit.configure(ratelimit.RateLimiter(*limits) if any(limits) else None)
-        return ModelClient(
+        client = ModelClient(
             base_url=self.base_url,
             api_key=self.api_key,
             model=self.model,
@@ -72,6 +85,11 @@ class ClientSpec:
             max_retries=self.max_retries,
             retry_backoff_s=self.retry_backoff_s,
         )
+        if self.endpoint is not None:
+            from curiosity_tui.protocol.endpoint import apply_capabilities
+
+            apply_capabilities(client, self.endpoint)
+        return client
 
 
 async def _worker_pilot(
@@ -92,6 +110,8 @@ async def _worker_pilot(
             concurrency=concurrency,
             embedder=embedder,
             progress=lambda p: q.put(("progress", p)),
+            overrides=dict(cs.overrides),
+            endpoint=cs.endpoint,
         )
     finally:
         await client.aclose()
