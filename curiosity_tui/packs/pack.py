@@ -139,12 +139,25 @@ def _built_record(packdir: Path) -> dict[str, object] | None:
     return data if isinstance(data, dict) else None
 
 
+def _stored_scheme_sha256(mpath: Path, manifest: PackManifest) -> str:
+    """The hash of the scheme as the manifest stores it (not as today's model would dump it:
+    a field added to the scheme model since the build must not make an old pack look edited)."""
+    try:
+        raw = json.loads(mpath.read_text(encoding="utf-8")).get("scheme")
+    except (OSError, ValueError, AttributeError):
+        raw = None
+    if not isinstance(raw, dict):
+        return scheme_sha256(manifest.scheme)
+    canonical = json.dumps(raw, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
 def check_manifest(packdir: Path, manifest: PackManifest) -> None:
     """Refuse a manifest whose embedded scheme is not the one it names by hash, or whose
     hashes differ from those the builder logged: an edited instruction, a swapped scheme or
     a manifest rewritten after the build. Called on every :meth:`Pack.open`."""
     mpath = Path(packdir) / MANIFEST_FILE
-    actual = scheme_sha256(manifest.scheme)
+    actual = _stored_scheme_sha256(mpath, manifest)
     if actual != manifest.scheme_sha256:
         raise PackError(
             f"{mpath}: the embedded scheme {manifest.scheme.id!r} does not match its "
