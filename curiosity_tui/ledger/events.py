@@ -10,167 +10,95 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from curiosity_tui.errors import CorruptLedgerError, TransitionError
-from curiosity_tui.ledger.endpoint_record import EndpointCapabilities
-from curiosity_tui.ledger.models import (
-    Downgrade,
-    EvidenceRecord,
-    MatchCheck,
-    NodeStatus,
-    RequiredFact,
-    RequirementStatus,
-    RunMeta,
-    SessionRecord,
-    Source,
+from curiosity_tui.ledger.event_data import (
+    BatchCommitted as BatchCommitted,
 )
-
-
-class _Data(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class LedgerCreated(RunMeta):
-    pass
-
-
-class SessionStarted(_Data):
-    focus: str | None = None
-    config: str = ""
-
-
-class NodeCreated(_Data):
-    text: str
-    parent: str | None = None
-    origin: Literal["seed", "open_layer", "new_question", "self_ask", "curator"] = "new_question"
-
-
-class QuestionResurfaced(_Data):
-    how: Literal["forced_focus", "voluntary"]
-
-
-class FactAttached(_Data):
-    text: str
-    source: str | None = None
-
-
-class ReturnConditionSet(_Data):
-    required_facts: list[RequiredFact]
-    required_actions: list[str] = Field(default_factory=list)
-    closure_test: str = ""
-
-
-class ReturnConditionRevised(_Data):
-    required_facts: list[RequiredFact]
-    required_actions: list[str] = Field(default_factory=list)
-    closure_test: str = ""
-    carried: list[str] = Field(default_factory=list)
-    retired: list[str] = Field(default_factory=list)
-    added: list[str] = Field(default_factory=list)
-
-
-class DependencyChecked(_Data):
-    requirement: str
-    claimed: Literal["satisfied", "not_satisfied"]
-    evidence_text: str
-    evidence_id: str | None = None
-    result: RequirementStatus
-    contract: str = ""
-
-
-class EvidenceAdded(EvidenceRecord):
-    pass
-
-
-class EvidenceVerified(_Data):
-    evidence_id: str
-    match: MatchCheck
-
-
-class CandidatePreserved(_Data):
-    text: str
-    delta: float | None = None
-    reason: Literal["preserve", "closure_blocked"] = "preserve"
-
-
-class NodeAnswered(_Data):
-    answer: str
-    delta: float | None = None
-
-
-class NodeClosed(_Data):
-    reason: str = ""
-    unmet: list[str] = Field(default_factory=list)
-
-
-class ClosureBlocked(_Data):
-    unmet: list[str]
-    contract: str = "pilot-02"
-
-
-class StatusChanged(_Data):
-    to: NodeStatus
-    reason: str = ""
-
-
-class NodesMerged(_Data):
-    into: str
-    reason: str
-
-
-class CuratorPrioritySet(_Data):
-    priority: int | None
-    reason: str
-
-
-class DowngradeProposed(Downgrade):
-    pass
-
-
-class DowngradeDecided(_Data):
-    proposal: str
-    decision: Literal["approve", "reject"]
-    grounds: str
-    at: str = ""
-
-
-class DecayApplied(_Data):
-    nodes: list[str]
-
-
-class SnapshotWritten(_Data):
-    stage: Literal["session", "decay", "curator"]
-    state_hash: str
-    node_count: int
-
-
-class SessionRecorded(SessionRecord):
-    pass
-
-
-class SessionCommitted(_Data):
-    pass
-
-
-class SessionFailed(_Data):
-    reason: str
-    record: dict[str, Any] | None = None  # the partial session record (calls made, inputs)
-
-
-class SourceAdded(Source):
-    pass
-
-
-class BatchCommitted(_Data):
-    label: str = ""
-
-
-class EndpointProbed(EndpointCapabilities):
-    pass
-
+from curiosity_tui.ledger.event_data import (
+    CandidatePreserved as CandidatePreserved,
+)
+from curiosity_tui.ledger.event_data import (
+    ClosureBlocked as ClosureBlocked,
+)
+from curiosity_tui.ledger.event_data import (
+    CuratorPrioritySet as CuratorPrioritySet,
+)
+from curiosity_tui.ledger.event_data import (
+    DecayApplied as DecayApplied,
+)
+from curiosity_tui.ledger.event_data import (
+    DependencyChecked as DependencyChecked,
+)
+from curiosity_tui.ledger.event_data import (
+    DowngradeDecided as DowngradeDecided,
+)
+from curiosity_tui.ledger.event_data import (
+    DowngradeProposed as DowngradeProposed,
+)
+from curiosity_tui.ledger.event_data import (
+    EndpointProbed as EndpointProbed,
+)
+from curiosity_tui.ledger.event_data import (
+    EvidenceAdded as EvidenceAdded,
+)
+from curiosity_tui.ledger.event_data import (
+    EvidenceVerified as EvidenceVerified,
+)
+from curiosity_tui.ledger.event_data import (
+    FactAttached as FactAttached,
+)
+from curiosity_tui.ledger.event_data import (
+    LedgerCreated as LedgerCreated,
+)
+from curiosity_tui.ledger.event_data import (
+    NodeAnswered as NodeAnswered,
+)
+from curiosity_tui.ledger.event_data import (
+    NodeClosed as NodeClosed,
+)
+from curiosity_tui.ledger.event_data import (
+    NodeCreated as NodeCreated,
+)
+from curiosity_tui.ledger.event_data import (
+    NodesMerged as NodesMerged,
+)
+from curiosity_tui.ledger.event_data import (
+    QuestionResurfaced as QuestionResurfaced,
+)
+from curiosity_tui.ledger.event_data import (
+    ReturnConditionRevised as ReturnConditionRevised,
+)
+from curiosity_tui.ledger.event_data import (
+    ReturnConditionSet as ReturnConditionSet,
+)
+from curiosity_tui.ledger.event_data import (
+    SessionCommitted as SessionCommitted,
+)
+from curiosity_tui.ledger.event_data import (
+    SessionFailed as SessionFailed,
+)
+from curiosity_tui.ledger.event_data import (
+    SessionRecorded as SessionRecorded,
+)
+from curiosity_tui.ledger.event_data import (
+    SessionStarted as SessionStarted,
+)
+from curiosity_tui.ledger.event_data import (
+    SnapshotWritten as SnapshotWritten,
+)
+from curiosity_tui.ledger.event_data import (
+    SourceAdded as SourceAdded,
+)
+from curiosity_tui.ledger.event_data import (
+    StatusChanged as StatusChanged,
+)
+from curiosity_tui.ledger.event_data import (  # re-exported: the events' data models
+    _Data as _Data,
+)
 
 # --------------------------------------------------------------------------- state
 
