@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    # ~95 lines of flat argparse declarations (pack build/leakcheck, rate, agreement, unblind):
+    # one place to read every pack command's flags; splitting it would scatter them.
     pack = sub.add_parser("pack", help="build blind packs and check them for leaks")
     psub = pack.add_subparsers(dest="pack_command", metavar="PACK_COMMAND")
     pack.set_defaults(handler=lambda args: (pack.print_help(), 2)[1])
