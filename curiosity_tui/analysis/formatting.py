@@ -7,10 +7,17 @@ module exists so the analysis screen and its charts can format figures without l
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from curiosity_tui.analysis.aggregate import Difference
+
+class Interval(Protocol):
+    """Anything with an interval's two ends (an ``aggregate.Difference``, say)."""
+
+    @property
+    def ci_low(self) -> float | None: ...
+    @property
+    def ci_high(self) -> float | None: ...
+
 
 __all__ = ["fmt", "fmt_interval"]
 
@@ -20,7 +27,7 @@ def fmt(value: float | None, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def fmt_interval(d: Difference, digits: int = 2) -> str:
+def fmt_interval(d: Interval, digits: int = 2) -> str:
     """``[low, high]`` of a difference's interval, signed; "no interval" when it has none."""
     if d.ci_low is None or d.ci_high is None:
         return "no interval"
