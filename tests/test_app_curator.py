@@ -247,3 +247,31 @@ async def test_a_failed_session_is_reported_and_the_run_stops_resumable(tmp_path
     assert verify(path).ok
     with Ledger.open(path) as led:
         assert led.last_session == 1 and [f["session"] for f in led.failed_sessions()] == [2]
+
+
+async def test_a_human_curated_run_keeps_the_command_lines_caps(
+    tmp_path: Path, server: ScriptedServer
+) -> None:
+    """``run --curator human --cap candidate=77 --schema-dialect full``: the app-hosted run sends
+    the candidate calls with the cap and the full dialect (issue 11: they were ignored)."""
+    path = tmp_path / "ws" / "ledgers" / "capped"
+    Ledger.create(
+        path,
+        RunMeta(name="capped", seed="Seed?", config="C+cur", contract="pilot-02", curator="human"),
+    ).close()
+    req = RunRequest(
+        ledger=path,
+        sessions=1,
+        curator="carol",
+        client_factory=factory(server),
+        overrides={"candidate_cap": 77, "schema_dialect": "full"},
+    )
+    app = make_app(tmp_path / "ws", run=req, curator_name="carol")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: req.result is not None or req.error is not None, "run end")
+    assert req.error is None and req.result.sessions_done == 1
+    with Ledger.open(path) as led:
+        calls = [c for r in led.session_records() for c in r.calls]
+    cands = [c for c in calls if c.kind.startswith("candidate")]
+    assert cands and {c.max_tokens for c in cands} == {77}
+    assert {c.schema_dialect for c in calls if c.schema_dialect} == {"full"}

@@ -14,8 +14,16 @@ from curiosity_tui.protocol.runner import run_ledger
 from curiosity_tui.protocol.scripted_server import ScriptedServer
 
 
-def node(nid: str, created: int, resurfaced: list[int], status: str = "open", prio: int | None = None) -> dict:
-    return {"id": nid, "created": created, "resurfaced": resurfaced, "status": status, "curator_priority": prio}
+def node(
+    nid: str, created: int, resurfaced: list[int], status: str = "open", prio: int | None = None
+) -> dict:
+    return {
+        "id": nid,
+        "created": created,
+        "resurfaced": resurfaced,
+        "status": status,
+        "curator_priority": prio,
+    }
 
 
 def test_queue_head_is_the_focus_and_reselects_without_the_option() -> None:
@@ -40,16 +48,24 @@ def test_curator_priority_orders_first_and_only_when_used() -> None:
 
 
 def test_dormant_and_closed_nodes_are_never_the_focus() -> None:
-    nodes = [node("q1", 0, [1, 2, 3], status="closed"), node("q2", 1, [3], status="dormant"), node("q3", 0, [])]
+    nodes = [
+        node("q1", 0, [1, 2, 3], status="closed"),
+        node("q2", 1, [3], status="dormant"),
+        node("q3", 0, []),
+    ]
     assert select_focus(nodes, 4) == "q3"
     assert select_focus([node("q1", 0, [], status="archived")], 2) is None
 
 
 def _run(tmp_path: Path, no_reselect: bool) -> list[str | None]:
     path = tmp_path / ("nr" if no_reselect else "std")
-    meta = RunMeta(name=path.name, seed="Seed?", config="C-cur", contract="pilot-02", no_reselect=no_reselect)
+    meta = RunMeta(
+        name=path.name, seed="Seed?", config="C-cur", contract="pilot-02", no_reselect=no_reselect
+    )
     with ScriptedServer(responder=DemoResponder()) as srv:
-        client = ModelClient(base_url=srv.base_url, api_key="sk-test", model="scripted", retry_backoff_s=0.01)
+        client = ModelClient(
+            base_url=srv.base_url, api_key="sk-test", model="scripted", retry_backoff_s=0.01
+        )
         with Ledger.create(path, meta) as led:
 
             async def go():  # type: ignore[no-untyped-def]

@@ -301,6 +301,7 @@ def run_curated(ledger: Path | str, *, sessions: int, curator: str, args: Any) -
         client_factory=lambda: model_client(args, model),
         embedder_factory=lambda client: _embedder(args, client, caps),
         endpoint=caps,
+        overrides=call_overrides(args),
     )
     app = make_app(path.parent, run=req, curator_name=curator)
     app.run()

@@ -181,14 +181,17 @@ def armed_self_ask_spec(
     )
 
 
-def curator_spec(node_ids: Sequence[str]) -> CallSpec:
-    """The model curator: actions on existing nodes."""
+def curator_spec(node_ids: Sequence[str], live_ids: Sequence[str] | None = None) -> CallSpec:
+    """The model curator: actions on nodes that can still be acted on (``live_ids``: neither
+    merged nor archived; every node when not given). A merge target is a live node too: a merge
+    into an archived or merged node, or into nothing, is a reply the rules reject."""
+    live = tuple(node_ids if live_ids is None else live_ids)
     return CallSpec(
         CuratorResponse,
         (
-            _size("actions", 5 if node_ids else 0),
-            _ids("actions[].node", node_ids),
-            _ids("actions[].into", node_ids),
+            _size("actions", 5 if live else 0),
+            _ids("actions[].node", live),
+            _ids("actions[].into", live),
             *_texts("actions[].reason"),
         ),
     )

@@ -60,6 +60,13 @@ def _curator_snapshot_exists(led: Ledger, session: int) -> bool:
     return any(s == session and stage == "curator" for s, stage, _ in led.snapshot_index())
 
 
+def _last_open(led: Ledger, node_id: str) -> bool:
+    """Whether ``node_id`` is the only open node: archiving or merging it would leave the next
+    session with no focus, so the model curator may not (decision 180)."""
+    open_ids = [i for i, n in led.raw_nodes().items() if n["status"] == "open"]
+    return open_ids == [node_id]
+
+
 async def model_curate(
     led: Ledger,
     client: ModelClient,
@@ -72,7 +79,8 @@ async def model_curate(
     nodes = led.raw_nodes()
     rendering = render_session_input(nodes, after + 1)
     messages = prompts.curator_messages(led.meta.seed, rendering)
-    spec = curator_spec(sorted(nodes))
+    live = sorted(i for i, n in nodes.items() if n["status"] not in ("merged", "archived"))
+    spec = curator_spec(sorted(nodes), live)
     try:
         reply, rec = await client.structured(
             kind="curator",
@@ -91,6 +99,12 @@ async def model_curate(
     for a in reply.actions:
         nid = a.node.strip().lower()
         try:
+            if a.action != "prioritise" and _last_open(led, nid):
+                notes.append(
+                    f"curator {a.action} {a.node} not applied: it is the last open question, "
+                    "and the next session would have nothing to focus on"
+                )
+                continue
             if a.action == "prioritise":
                 curation.set_priority(led, nid, a.priority or 1, a.reason, "model-curator")
             elif a.action == "merge":
@@ -147,6 +161,7 @@ async def run_ledger(
     progress: ProgressFn | None = None,
     settings: SessionSettings | None = None,
     endpoint: EndpointCapabilities | None = None,
+    overrides: dict[str, Any] | None = None,
 ) -> RunResult:
     """Run sessions until ``sessions`` are committed (resuming after the last committed one).
     Stops at the first failed session (recorded), so a later call resumes from it.
@@ -160,7 +175,9 @@ async def run_ledger(
     # every call below carries the run's name (X-Curiosity-Run); a task's own context, so
     # concurrent runs sharing one client do not see each other's name
     CURRENT_RUN.set(meta.name or led.path.name)
-    st = settings or SessionSettings.from_meta(meta, **endpoint_overrides(endpoint, meta))
+    st = settings or SessionSettings.from_meta(
+        meta, **{**endpoint_overrides(endpoint, meta), **(overrides or {})}
+    )
     config = get_configuration(meta.config)
     result = RunResult(ledger=led.path.name, sessions_done=led.last_session)
     t0 = time.perf_counter()

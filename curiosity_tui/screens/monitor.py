@@ -41,6 +41,8 @@ class RunRequest:
     #: the endpoint probe's record (protocol/endpoint.py): applied to the client, stored in the
     #: journal before the first session
     endpoint: Any = None
+    #: SessionSettings fields from the command line (--cap, --schema-dialect, --context-window)
+    overrides: dict[str, Any] = field(default_factory=dict)
     result: Any = None  # the runner's RunResult once finished
     error: str | None = None
     cancelled: bool = False
@@ -268,6 +270,7 @@ class RunMonitorScreen(AppScreen):
                     curator_hook=hook,
                     progress=on_progress,
                     endpoint=self.request.endpoint,
+                    overrides=self.request.overrides,
                 )
             finally:
                 close = getattr(inner, "aclose", None)
