@@ -89,3 +89,13 @@ def test_merge_targets_are_live_nodes_in_the_schema() -> None:
     node = action["properties"]["node"]
     flat = str(into) + str(node)
     assert "'q2'" not in flat and "'q1'" in flat and "'q3'" in flat
+
+
+def test_a_session_record_without_a_mind_dumps_as_before() -> None:
+    from curiosity_tui.ledger import Mind, SessionRecord
+
+    assert "mind" not in SessionRecord(session=1).model_dump(mode="json")
+    rec = SessionRecord(
+        session=2, mind=Mind(kind="model", name="gemma", endpoint="http://127.0.0.1:8080")
+    )
+    assert SessionRecord.model_validate(rec.model_dump(mode="json")) == rec

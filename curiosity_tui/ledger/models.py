@@ -283,11 +283,23 @@ class SessionClosure(_Record):
 
 
 # Written only when set, so records without them serialise as before these were declared.
+class Mind(_Record):
+    """Who took a session (issue 15, the relay): a model at an endpoint, or a person.
+
+    ``endpoint`` is the base URL's scheme, host and port only (never a key, a path's query or
+    user info); ``None`` for a person."""
+
+    kind: Literal["model", "human"]
+    name: str  # the model's name as sent, or the person's name (actor ``human:<name>``)
+    endpoint: str | None = None
+
+
 _OMIT_WHEN_UNSET: dict[str, Any] = {
     "rejected": [],
     "budget_used": None,
     "tension": None,
     "closure": None,
+    "mind": None,
 }
 
 
@@ -323,6 +335,7 @@ class SessionRecord(_Record):
     budget_used: int | None = None  # completion tokens spent against the session budget
     tension: TensionTerms | None = None  # protocol sessions only
     closure: SessionClosure | None = None  # ANSWER decisions only
+    mind: Mind | None = None  # who took the session (relay runs; unset before issue 15)
 
     @model_serializer(mode="wrap")
     def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:

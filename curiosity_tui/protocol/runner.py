@@ -30,6 +30,10 @@ from curiosity_tui.protocol.schemas import CuratorResponse
 from curiosity_tui.protocol.session import SessionFailure, SessionSettings, run_session
 
 CuratorHook = Callable[[Ledger, int], Awaitable[None]]
+HumanSessionHook = Callable[[Ledger, int, str], Awaitable[bool]]
+"""A person takes session t of a relay: ``await hook(ledger, t, name)`` returns True once the
+person's session is committed (as one batch, actor ``human:<name>``), False when they stopped
+(their draft is kept and the run stops, resumable)."""
 
 
 @dataclass
