@@ -66,7 +66,7 @@ def _curator_snapshot_exists(led: Ledger, session: int) -> bool:
 
 def _last_open(led: Ledger, node_id: str) -> bool:
     """Whether ``node_id`` is the only open node: archiving or merging it would leave the next
-    session with no focus, so the model curator may not (decision 180)."""
+    session with no focus, so the model curator may not (decision 190)."""
     open_ids = [i for i, n in led.raw_nodes().items() if n["status"] == "open"]
     return open_ids == [node_id]
 
