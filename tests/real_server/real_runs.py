@@ -15,7 +15,11 @@ SEED = (
 
 # llama-server turns the full schema dialect (item counts, lengths, the judge-after's tuple of
 # listed ids) into a grammar, so Gemma cannot give a reply the rules reject (decision 150).
-SERVER_FLAGS: tuple[str, ...] = ("--schema-dialect", "full")
+#
+# --timeout 1800: a one-slot CPU server answers one request at a time, and Gemma 3 270M often
+# writes to its cap (config A's answer gets the whole 4000-token budget); on a loaded 2-core
+# machine one such call has taken more than the 600 s default.
+SERVER_FLAGS: tuple[str, ...] = ("--schema-dialect", "full", "--timeout", "1800")
 
 
 @dataclass(frozen=True)
