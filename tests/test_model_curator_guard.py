@@ -99,3 +99,26 @@ def test_a_session_record_without_a_mind_dumps_as_before() -> None:
         session=2, mind=Mind(kind="model", name="gemma", endpoint="http://127.0.0.1:8080")
     )
     assert SessionRecord.model_validate(rec.model_dump(mode="json")) == rec
+
+
+def test_the_browser_names_a_real_models_run(tmp_path: Path) -> None:
+    """A run by a real model (not scripted) says which model wrote it in the browser header."""
+    from curiosity_tui.app import make_app
+    from curiosity_tui.screens.browser import BrowserScreen
+
+    path = tmp_path / "gemma-run"
+    Ledger.create(
+        path, RunMeta(name="gemma-run", seed="Why?", config="C-cur", model="gemma")
+    ).close()
+
+    async def header() -> str:
+        app = make_app(tmp_path, ledger=path)
+        async with app.run_test(size=(160, 40)) as pilot:
+            await pilot.pause()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert isinstance(app.screen, BrowserScreen)
+            return str(app.screen.sub_title)
+
+    title = asyncio.run(header())
+    assert title.endswith("· model gemma") and "scripted" not in title

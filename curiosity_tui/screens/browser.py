@@ -128,6 +128,8 @@ class BrowserScreen(AppScreen):
         # a scripted run is labelled here and in its metadata, never inside its texts
         if meta.options.get("scripted"):
             self.sub_title += " · scripted replies, no model"
+        elif meta.model:  # a real model's run says which model wrote it
+            self.sub_title += f" · model {meta.model}"
         if meta.endpoint is not None:  # what the endpoint probe found (format, ctx, embeddings)
             self.sub_title += f" · {meta.endpoint.summary()}"
         tree = self.query_one(LedgerTree)
