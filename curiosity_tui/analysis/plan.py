@@ -25,6 +25,7 @@ from pydantic import (
     model_validator,
 )
 
+from curiosity_tui.analysis.attraction import AttractionParams
 from curiosity_tui.analysis.registry import NAME_RE, Registry, default_registry
 from curiosity_tui.errors import InputError
 
@@ -108,6 +109,8 @@ class PilotPlan(BaseModel):
     rule: DecisionRule
     contract: Literal["pilot-01", "pilot-02"] | None = None
     embedder: str | None = None
+    #: attraction's parameters (analysis/attraction.py), locked with the plan; None = defaults
+    attraction: AttractionParams | None = None
     notes: str = ""
 
     @field_validator("name")

@@ -28,6 +28,7 @@ from curiosity_tui.analysis.aggregate import (
     fmt_interval,
     group_by_config,
 )
+from curiosity_tui.analysis.attraction import with_attraction_params
 from curiosity_tui.analysis.chronology import governing_lock
 from curiosity_tui.analysis.completeness import Completeness, ShortRun, completeness
 from curiosity_tui.analysis.lockchain import LockEntry, find_chain, load_verified_chain
@@ -330,6 +331,11 @@ def exploratory(
     return rows
 
 
+def plan_registry(registry: Registry, plan: PilotPlan) -> Registry:
+    """The registry a plan is evaluated with: its locked attraction parameters bound."""
+    return with_attraction_params(registry, plan.attraction)
+
+
 def _ref(e: LockEntry) -> LockRef:
     return LockRef(seq=e.seq, ts=e.ts, stage=e.stage, hash=e.hash, plan_sha256=e.plan_sha256)
 
@@ -353,7 +359,7 @@ def verdict_for(
     gov = governing_lock(entries, [stamp_of(r) for r in runs], where=where)
     lead = gov.lock
     plan = parse_plan(lead.plan_text, source=f"prereg seq {lead.seq}", registry=reg)
-    main = evaluate_rule(plan, runs, registry=reg, lock=lead, seed=seed)
+    main = evaluate_rule(plan, runs, registry=plan_registry(reg, plan), lock=lead, seed=seed)
     main.notes.extend(gov.notes)
     amendments: list[Amendment] = []
     for e in gov.amendments:
@@ -366,7 +372,7 @@ def verdict_for(
                 reason=e.reason,
                 hash=e.hash,
                 rule_changed=p.rule != plan.rule or p.aggregation != plan.aggregation,
-                verdict=evaluate_rule(p, runs, registry=reg, lock=e, seed=seed),
+                verdict=evaluate_rule(p, runs, registry=plan_registry(reg, p), lock=e, seed=seed),
             )
         )
     if amendments:
@@ -378,7 +384,7 @@ def verdict_for(
         verdict=main,
         governing_basis=gov.basis,
         amendments=amendments,
-        exploratory=exploratory(plan, runs, registry=reg, seed=seed),
+        exploratory=exploratory(plan, runs, registry=plan_registry(reg, plan), seed=seed),
         chronology=[_ref(e) for e in entries],
     )
 

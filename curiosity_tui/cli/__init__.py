@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from curiosity_tui.cli import (
     analysis_cmds,
     app_cmds,
+    attraction_cmds,
     contract_cmds,
     endpoint_cmds,
     keys_cmds,
@@ -37,6 +38,7 @@ COMMAND_MODULES = (
     contract_cmds,
     pack_cmds,
     analysis_cmds,
+    attraction_cmds,
     keys_cmds,
 )
 
