@@ -60,10 +60,44 @@ async def test_json_schema_500_negotiates_json_object(servers):
     assert [(t.format, t.outcome) for t in caps.trials] == [
         ("json_schema", "refused"),
         ("json_object", "honoured"),
+        ("json_object", "honoured"),  # with response_format.schema: enforced (its enum value)
     ]
     assert "HTTP 500" in caps.trials[0].detail
+    assert caps.trials[2].detail.startswith("schema enforced")
     assert caps.response_format == "json_object" and client.response_format == "json_object"
-    assert len([r for r in server.requests if r.kind == "probe"]) == 2  # the 500 not retried
+    assert caps.json_object_schema and client.json_object_schema
+    assert "json_object+schema" in caps.summary()
+    assert len([r for r in server.requests if r.kind == "probe"]) == 3  # the 500 not retried
+
+
+async def test_json_object_carries_the_schema_only_where_the_server_enforces_it(servers):
+    """llama-cpp-python answers json_schema with 500 but turns response_format.schema into a
+    grammar: the probe finds that and every structured call then sends the call's schema. A
+    server that ignores the key (the probe's enum value is not in the reply) is not credited."""
+    from curiosity_tui.protocol.schemas import JudgeBeforeResponse
+
+    server = servers(supports_json_schema=False, json_schema_status=500)
+    client = client_for(server)
+    await prepare_endpoint(client, EndpointOptions())
+    wire = {"type": "object", "properties": {"framings": {"type": "array"}}}
+    _, kwargs = client._request(
+        [{"role": "user", "content": "x"}], 50, JudgeBeforeResponse, "json_object", wire
+    )
+    assert kwargs["extra_body"]["response_format"] == {"type": "json_object", "schema": wire}
+
+    deaf = servers(
+        ScriptRule(kind="probe", reply='{"probe": "whatever"}'),
+        supports_json_schema=False,
+        json_schema_status=500,
+    )
+    c2 = client_for(deaf)
+    caps = await prepare_endpoint(c2, EndpointOptions())
+    assert caps.response_format == "json_object" and not caps.json_object_schema
+    assert caps.trials[-1].detail.startswith("schema not enforced")
+    _, kwargs = c2._request(
+        [{"role": "user", "content": "x"}], 50, JudgeBeforeResponse, "json_object", wire
+    )
+    assert kwargs["extra_body"]["response_format"] == {"type": "json_object"}
 
 
 async def test_a_fixed_format_the_server_refuses_names_the_flag(servers):

@@ -61,6 +61,11 @@ class EndpointCapabilities(_Rec):
         "lengths; llama.cpp's grammars) or 'strict' (the hosted subset). A run uses it unless "
         "--schema-dialect says otherwise; each call records the one it sent.",
     )
+    json_object_schema: bool = Field(
+        default=False,
+        description="json_object requests carry the call's schema as response_format.schema "
+        "(llama.cpp and llama-cpp-python turn it into a grammar); probed, never assumed.",
+    )
     embedding_model: str | None = None
     embedding_base_url: str | None = Field(
         default=None, description="Where embeddings were probed, when not at base_url."
@@ -81,6 +86,8 @@ class EndpointCapabilities(_Rec):
     def summary(self) -> str:
         """One line for headers and logs."""
         fmt = self.response_format or "none"
+        if fmt == "json_object" and self.json_object_schema:
+            fmt = "json_object+schema"
         ctx = f"ctx {self.context_window}" if self.context_window else "ctx ?"
         parts = [f"format {fmt}", ctx]
         if self.schema_dialect:

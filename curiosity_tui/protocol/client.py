@@ -318,6 +318,9 @@ class ModelClient:
         self.retry_backoff_s = retry_backoff_s
         self.token_param: str = token_param
         self.json_schema_supported: bool | None = None  # None = not yet known
+        #: json_object requests carry the schema as response_format.schema (the probe found
+        #: that the server enforces it: llama.cpp, llama-cpp-python)
+        self.json_object_schema = False
         self.response_format: FormatChoice = response_format
         self.policy = rt.RetryPolicy(
             max_retries=max_retries,
@@ -575,8 +578,10 @@ class ModelClient:
         schema: type[BaseModel] | None,
         fmt: str | None,
         wire: dict[str, Any] | None = None,
+        object_schema: bool | None = None,
     ) -> tuple[list[dict[str, str]], dict[str, Any]]:
-        """The messages to send and the request's extra arguments for response format ``fmt``."""
+        """The messages to send and the request's extra arguments for response format ``fmt``
+        (``object_schema``: whether json_object carries the schema; default the client's)."""
         sent = list(messages)
         kwargs: dict[str, Any] = {self.token_param: max_tokens}
         # response_format travels in extra_body: merged into the JSON body as it is, so the
@@ -587,7 +592,10 @@ class ModelClient:
         elif schema is not None:
             sent = with_schema_in_last_user_turn(messages, schema, wire)
             if fmt == "json_object":
-                kwargs["extra_body"] = {"response_format": {"type": "json_object"}}
+                rf: dict[str, Any] = {"type": "json_object"}
+                if self.json_object_schema if object_schema is None else object_schema:
+                    rf["schema"] = wire if wire is not None else _schema_of(schema)
+                kwargs["extra_body"] = {"response_format": rf}
         return sent, kwargs
 
     def _reply(
@@ -639,11 +647,12 @@ class ModelClient:
         fmt: str,
         schema: type[BaseModel],
         max_tokens: int,
+        object_schema: bool = False,
     ) -> tuple[str, float, str | None]:
         """One probe request in response format ``fmt`` (the endpoint probe's trial): the
         reply text, seconds taken and finish reason. No record is kept; a 500 is not retried (it is the
         answer). Raises :class:`ModelCallError` with the failure's code."""
-        sent, kwargs = self._request(messages, max_tokens, schema, fmt)
+        sent, kwargs = self._request(messages, max_tokens, schema, fmt, object_schema=object_schema)
         oa = self._client()
         start = time.perf_counter()
 

@@ -124,12 +124,18 @@ async def _server_info(client: ModelClient, caps: EndpointCapabilities) -> None:
                     break
 
 
-async def _trial(client: ModelClient, fmt: ResponseFormat) -> FormatTrial:
+async def _trial(
+    client: ModelClient, fmt: ResponseFormat, object_schema: bool = False
+) -> FormatTrial:
     # json_schema: the enum forces a ~15-token reply; the others get room for a chatty model
     limit = _PROBE_MAX_TOKENS if fmt == "json_schema" else 2 * _PROBE_MAX_TOKENS
     try:
         text, seconds, finish = await client.probe_chat(
-            messages=_PROBE_MESSAGES, fmt=fmt, schema=ProbeReply, max_tokens=limit
+            messages=_PROBE_MESSAGES,
+            fmt=fmt,
+            schema=ProbeReply,
+            max_tokens=limit,
+            object_schema=object_schema,
         )
     except ModelCallError as err:
         if err.code in _FATAL:
@@ -149,7 +155,7 @@ async def _trial(client: ModelClient, fmt: ResponseFormat) -> FormatTrial:
         return FormatTrial(
             format=fmt, outcome="unconstrained", detail=f"{exc}{cut}"[:300], latency_s=seconds
         )
-    if fmt == "json_schema":
+    if fmt == "json_schema" or object_schema:
         try:
             ProbeReply.model_validate(data)
         except ValidationError:
@@ -162,18 +168,34 @@ async def _trial(client: ModelClient, fmt: ResponseFormat) -> FormatTrial:
     return FormatTrial(format=fmt, outcome="honoured", latency_s=seconds)
 
 
+async def _object_schema(client: ModelClient, caps: EndpointCapabilities) -> None:
+    """With json_object in use: does the server enforce a schema sent as
+    ``response_format.schema``? Only a reply that follows the probe's enum says so (a model
+    does not guess those values), so servers that ignore the key are never credited with it."""
+    trial = await _trial(client, "json_object", object_schema=True)
+    caps.json_object_schema = trial.outcome == "honoured"
+    trial.detail = ("schema enforced" if caps.json_object_schema else "schema not enforced") + (
+        f": {trial.detail}" if trial.detail else ""
+    )
+    caps.trials.append(trial)
+
+
 async def _formats(client: ModelClient, caps: EndpointCapabilities, choice: FormatChoice) -> None:
     if choice != "auto":
         trial = await _trial(client, choice)
         caps.trials.append(trial)
         if trial.outcome in ("honoured", "unconstrained"):
             caps.response_format = choice
+            if choice == "json_object":
+                await _object_schema(client, caps)
         return
     for fmt in ("json_schema", "json_object"):
         trial = await _trial(client, fmt)  # type: ignore[arg-type]
         caps.trials.append(trial)
         if trial.outcome == "honoured":
             caps.response_format = fmt  # type: ignore[assignment]
+            if fmt == "json_object":
+                await _object_schema(client, caps)
             return
     trial = await _trial(client, "prompt")
     caps.trials.append(trial)
@@ -265,6 +287,7 @@ def apply_capabilities(client: ModelClient, caps: EndpointCapabilities) -> None:
     if caps.response_format is not None:
         client.response_format = caps.response_format
         client.json_schema_supported = caps.response_format == "json_schema"
+        client.json_object_schema = caps.json_object_schema
     client.server_slots = caps.slots
     client.context_window = caps.context_window
 

@@ -210,7 +210,8 @@ def probe_reply(body: dict[str, Any]) -> dict[str, Any]:
     """A reply to an endpoint probe that follows its schema, as constrained decoding would:
     each property's first enum value (the probe's schema is one enum property)."""
     fmt = body.get("response_format") or {}
-    schema = (fmt.get("json_schema") or {}).get("schema") or {}
+    # json_schema, or json_object with a "schema" key (llama.cpp / llama-cpp-python's extension)
+    schema = (fmt.get("json_schema") or {}).get("schema") or fmt.get("schema") or {}
     out: dict[str, Any] = {}
     for name, prop in (schema.get("properties") or {}).items():
         values = prop.get("enum") or ([prop["const"]] if "const" in prop else None)
