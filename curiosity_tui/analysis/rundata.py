@@ -27,6 +27,9 @@ NOT_LIVE: frozenset[str] = frozenset({"closed", "archived", "merged"})
 #: File suffix of a serialised RunData.
 RUN_FILE_SUFFIX = ".run.json"
 
+#: Between configuration and contract in a cell name (``C+cur@pilot-02``), decision 232.
+CELL_SEP = "@"
+
 
 class RunNode(BaseModel):
     """A node in the final snapshot, as far as metrics need it."""
@@ -126,6 +129,11 @@ class RunData(BaseModel):
     planned_sessions: int | None = None
     #: where the run was read from (a ledger dir or a .run.json file); informational
     origin: str = ""
+
+    def cell(self, split: bool) -> str:
+        """The group this run counts in: its configuration, or ``config@contract`` when the
+        runs compared differ in contract (``split``)."""
+        return f"{self.config}{CELL_SEP}{self.contract}" if split else self.config
 
     def committed_sessions(self) -> list[RunSession]:
         return sorted(
