@@ -226,6 +226,7 @@ def _audit(args: argparse.Namespace) -> int:
             req = f"/{f.requirement}" if f.requirement else ""
             seqs = ", ".join(str(s) for s in f.seqs)
             sess = ", ".join(str(s) for s in f.sessions)
-            print(f"- {f.kind}: {f.node}{req} at seq {seqs} (session {sess})")
+            tag = " [BREACH of the contract]" if f.breach else ""
+            print(f"- {f.kind}{tag}: {f.node}{req} at seq {seqs} (session {sess})")
             print(f"    {f.detail}")
     return 1 if report.findings else 0

@@ -54,23 +54,24 @@ CHOICES_HELP = (
 
 def parse_switches(text: str) -> ContractSwitches:
     """``evidence=…,closure=…`` (either order, spaces allowed, both keys required)."""
+    allowed = {"evidence": EVIDENCE_VALUES, "closure": CLOSURE_VALUES}
     values: dict[str, str] = {}
     for part in text.split(","):
         key, eq, value = (p.strip() for p in part.partition("="))
         if not eq or not key or not value:
             raise InputError(f"contract {text!r}: {part.strip()!r} is not key=value")
-        if key not in ("evidence", "closure"):
+        if key not in allowed:
             raise InputError(f"contract {text!r}: unknown switch {key!r} (evidence, closure)")
         if key in values:
             raise InputError(f"contract {text!r}: switch {key!r} given twice")
-        values[key] = value
-    for key, allowed in (("evidence", EVIDENCE_VALUES), ("closure", CLOSURE_VALUES)):
-        if key not in values:
-            raise InputError(f"contract {text!r}: switch {key!r} is missing ({'|'.join(allowed)})")
-        if values[key] not in allowed:
+        if value not in allowed[key]:
             raise InputError(
-                f"contract {text!r}: {key}={values[key]!r} is not one of {', '.join(allowed)}"
+                f"contract {text!r}: {key}={value!r} is not one of {', '.join(allowed[key])}"
             )
+        values[key] = value
+    for key, choices in allowed.items():
+        if key not in values:
+            raise InputError(f"contract {text!r}: switch {key!r} is missing ({'|'.join(choices)})")
     return ContractSwitches.model_validate(values)
 
 
