@@ -21,12 +21,13 @@ from curiosity_tui.analysis.aggregate import (
     difference,
     fmt,
     fmt_interval,
+    splits_contracts,
 )
 from curiosity_tui.analysis.completeness import Completeness, completeness
 from curiosity_tui.analysis.correlation import Correlation, checks_vs_actions
 from curiosity_tui.analysis.correlation import pooled as pooled_correlation
 from curiosity_tui.analysis.registry import Registry
-from curiosity_tui.analysis.rundata import RunData
+from curiosity_tui.analysis.rundata import CELL_SEP, RunData
 from curiosity_tui.analysis.similarity import (
     PooledShare,
     ReferencePoint,
@@ -121,8 +122,31 @@ class MetricsDoc(BaseModel):
 
 
 def order_configs(configs: Sequence[str]) -> list[str]:
-    known = [c for c in CONFIG_ORDER if c in configs]
-    return known + sorted(c for c in configs if c not in CONFIG_ORDER)
+    """The report's configuration order, then the rest by name; ``config@contract`` cells
+    sort by their configuration that way, then by contract (presets first)."""
+
+    def key(c: str) -> tuple[int, str, int, str]:
+        config, _, contract = c.partition(CELL_SEP)
+        rank = CONFIG_ORDER.index(config) if config in CONFIG_ORDER else len(CONFIG_ORDER)
+        return (rank, config, 0 if contract.startswith("pilot-") else 1, contract)
+
+    return sorted(configs, key=key)
+
+
+def contract_pairs(cells: Sequence[str]) -> list[tuple[str, str]]:
+    """Between-contract comparisons: within each configuration, every later contract's cell
+    against the first one's (cells in :func:`order_configs` order)."""
+    first: dict[str, str] = {}
+    out: list[tuple[str, str]] = []
+    for c in cells:
+        config, sep, _ = c.partition(CELL_SEP)
+        if not sep:
+            continue
+        if config in first:
+            out.append((c, first[config]))
+        else:
+            first[config] = c
+    return out
 
 
 def build(
@@ -132,22 +156,23 @@ def build(
     pools: Sequence[Sequence[str]] = (),
 ) -> MetricsDoc:
     names = registry.names()
+    split = splits_contracts(runs)  # runs under several contracts: config × contract cells
     table = aggregate(runs, names, registry=registry)
     configs = order_configs(list(table))
     by_metric: dict[str, dict[str, MetricAggregate]] = {
         m: {c: table[c][m] for c in configs} for m in names
     }
     diffs: list[Difference] = []
-    for a, b in STANDARD_PAIRS:
+    for a, b in [*STANDARD_PAIRS, *contract_pairs(configs)]:
         if a in table and b in table:
             for m in names:
                 diffs.append(difference(table[a][m], table[b][m]))
     run_ids: dict[str, list[str]] = {c: [] for c in configs}
     for r in runs:
-        run_ids[r.config].append(r.run_id)
+        run_ids[r.cell(split)].append(r.run_id)
     by_config: dict[str, list[RunData]] = {c: [] for c in configs}
     for r in runs:
-        by_config[r.config].append(r)
+        by_config[r.cell(split)].append(r)
     corr = {c: checks_vs_actions(rs) for c, rs in by_config.items()}
     points: list[ReferencePoint] = []
     if references:
@@ -166,7 +191,7 @@ def build(
             decisions=sum(1 for d in ds if d in ("PRESERVE", "ANSWER")),
         )
     return MetricsDoc(
-        completeness=completeness(runs),
+        completeness=completeness(runs, split=split),
         decisions=decisions,
         regen_dup_share_pooled=pooled,
         reference=points,
@@ -303,6 +328,13 @@ def format_tables(
             if not rows:
                 continue
             out.append(f"### {a} − {b} ({PAIR_LABELS[(a, b)]})")
+            for d in rows:
+                note = f" — {d.note}" if d.note and d.ci_low is None else ""
+                out.append(f"  {d.metric:<28} {d.diff:+9.2f}  {fmt_interval(d)}{note}")
+    for a, b in contract_pairs(doc.configs):
+        rows = [d for d in doc.differences if (d.a, d.b) == (a, b) and d.diff is not None]
+        if rows:
+            out.append(f"### {a} − {b} (contracts compared under one configuration)")
             for d in rows:
                 note = f" — {d.note}" if d.note and d.ci_low is None else ""
                 out.append(f"  {d.metric:<28} {d.diff:+9.2f}  {fmt_interval(d)}{note}")
