@@ -426,3 +426,27 @@ def test_audit_closure_over_unmet_is_a_breach_only_under_binding(
         [forbidden] = [f for f in audit(led).findings if f.kind == "closed_over_unmet"]
     assert (permitted.breach, forbidden.breach) == (False, True)
     assert "(closure=binding) forbids this" in forbidden.detail
+
+
+def test_asserted_evidence_keeps_cited_passages_apart_from_verified_ones(tmp_path: Path) -> None:
+    """evidence=asserted (not pilot-01): a cited passage is stored and match-checked; the mark
+    is satisfied either way, and the metrics tell a verified mark from an asserted one."""
+    from tests.test_evidence import VERBATIM, _check, _ledger
+
+    contract = get_contract("evidence=asserted,closure=binding")
+    led, sid = _ledger(tmp_path, contract.name)
+    with led:
+        good = _check(led, contract, source_id=sid, passage=VERBATIM)
+        bad = _check(led, contract, source_id=sid, passage="a passage the source never had")
+        prose = _check(led, contract)  # no citation: no evidence record, as under pilot-01
+        evidence = led.raw_nodes()["q1"]["evidence"]
+        run = RunData.from_ledger(led)
+    assert [o.result for o in (good, bad, prose)] == ["satisfied"] * 3
+    assert (good.verified, bad.verified, prose.evidence_id) == (True, False, None)
+    assert [e["status"] for e in evidence] == ["verified", "proposed"]
+    marks = [c["evidence_id"] for c in run.nodes["q1"].checks]
+    assert marks == ["e1", "e2", None]
+    # no committed session record: per-session marks are undefined, the split is in _marks
+    from curiosity_tui.analysis.contract_metrics import _marks
+
+    assert _marks(run) == (1, 2)

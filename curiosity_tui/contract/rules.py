@@ -63,6 +63,9 @@ class Contract:
     switches: ContractSwitches
     checks_in_deliverable: bool  # pilot-01 ran checks inside the deliverable call
     checker_instruction: str
+    #: store (and match-check) a passage a check cites even when evidence=asserted, so that
+    #: asserted and verified marks can be told apart; pilot-01 as run kept no evidence records
+    records_cited_evidence: bool = True
 
     @property
     def evidence_required(self) -> bool:
@@ -103,7 +106,9 @@ class Contract:
         return ClosureDecision(close=True, unmet=unmet)
 
 
-PILOT_01 = Contract("pilot-01", PRESET_SWITCHES["pilot-01"], True, CHECKER_INSTRUCTION_PILOT01)
+PILOT_01 = Contract(
+    "pilot-01", PRESET_SWITCHES["pilot-01"], True, CHECKER_INSTRUCTION_PILOT01, False
+)
 PILOT_02 = Contract("pilot-02", PRESET_SWITCHES["pilot-02"], False, CHECKER_INSTRUCTION_PILOT02)
 CONTRACTS = {c.name: c for c in (PILOT_01, PILOT_02)}
 
