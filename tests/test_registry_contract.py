@@ -232,3 +232,13 @@ def test_verdict_reads_cells(tmp_path: Path) -> None:
     assert verdict.outcome == "met", verdict
     [clause] = verdict.by_metric[0].clauses
     assert (clause.treatment, clause.control) == plan.rule.pairs[0]
+
+
+def test_the_documented_multi_contract_plan_parses_and_locks(tmp_path: Path) -> None:
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "contracts.md").read_text("utf-8")
+    text = doc.split("```toml\n", 1)[1].split("```", 1)[0]
+    plan = parse_plan(text, source="docs/contracts.md")
+    assert plan.compares_contracts() and len(plan.cells()) == 4
+    assert all(a.split("@")[0] == b.split("@")[0] for a, b in plan.rule.pairs)
+    (tmp_path / "plan.toml").write_text(text, encoding="utf-8")
+    assert lock(tmp_path / "plan.toml", "before-runs").seq == 1
