@@ -450,3 +450,30 @@ def test_asserted_evidence_keeps_cited_passages_apart_from_verified_ones(tmp_pat
     from curiosity_tui.analysis.contract_metrics import _marks
 
     assert _marks(run) == (1, 2)
+
+
+def test_packs_stay_blind_to_the_contract(tmp_path: Path) -> None:
+    """Runs named after their contract (as a multi-contract plan names them): no item, and
+    nothing in the pack a rater opens, names the contract; only the key knows the run."""
+    from curiosity_tui.packs.build import build_pack, material_from_ledger
+    from curiosity_tui.packs.schemes import load_scheme
+
+    contracts = ["pilot-02", "evidence=asserted,closure=binding"]
+    specs = plan_runs(seed=SEED, configurations=["C-cur"], runs=1, contracts=contracts)
+    with ScriptedServer(responder=_Asserting(preserve_sessions=(1, 3))) as srv:
+        for spec in specs:
+            Ledger.create(tmp_path / spec.name, spec.meta).close()
+            _drive(tmp_path / spec.name, srv, 5)
+    mats = [material_from_ledger(tmp_path / s.name) for s in specs]
+    res = build_pack(mats, load_scheme("pilot-01"), tmp_path / "pack", seed=3)
+    from curiosity_tui.packs.pack import Pack
+
+    pack = Pack.open(res.packdir)
+    assert len(pack.items) == 2
+    items = json.dumps([it.model_dump() for it in pack.items.values()])
+    for word in ("pilot-0", "evidence=", "closure=", "asserted-binding", "verified", "binding"):
+        assert word not in items, word
+    manifest_items = json.dumps([ref.model_dump() for ref in pack.manifest.items])
+    assert "C-cur" not in manifest_items and "binding" not in manifest_items
+    key = res.key_path.read_text(encoding="utf-8")
+    assert "C-cur-asserted-binding-r0" in key  # the key (kept apart) still maps items to runs
