@@ -151,6 +151,10 @@ class PilotPlan(BaseModel):
             raise ValueError("contracts lists a contract twice (after canonical naming)")
         if self.compares_contracts():
             self.rule.pairs = [(_cell(a), _cell(b)) for a, b in self.rule.pairs]
+            if self.rule.treatment is not None:
+                self.rule.treatment = [_cell(c) for c in self.rule.treatment]
+            if self.rule.control is not None:
+                self.rule.control = [_cell(c) for c in self.rule.control]
             for a, b in self.rule.pairs:
                 if a == b:
                     raise ValueError(f"rule.pairs compares the cell {a!r} with itself")
