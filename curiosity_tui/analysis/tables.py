@@ -133,6 +133,21 @@ def order_configs(configs: Sequence[str]) -> list[str]:
     return sorted(configs, key=key)
 
 
+def comparison_pairs(configs: Sequence[str]) -> list[tuple[str, str, str]]:
+    """Every (a, b, label) difference ``metrics`` gives: the report's standard pairs (within
+    each contract when the groups are ``config@contract`` cells), then between contracts."""
+    out: list[tuple[str, str, str]] = []
+    contracts = list(dict.fromkeys(c.partition(CELL_SEP)[2] for c in configs))
+    for a, b in STANDARD_PAIRS:
+        for k in contracts:
+            ca, cb = (f"{a}{CELL_SEP}{k}", f"{b}{CELL_SEP}{k}") if k else (a, b)
+            if ca in configs and cb in configs:
+                out.append((ca, cb, PAIR_LABELS[(a, b)] + (f"; {k}" if k else "")))
+    for a, b in contract_pairs(configs):
+        out.append((a, b, "contracts compared under one configuration"))
+    return out
+
+
 def contract_pairs(cells: Sequence[str]) -> list[tuple[str, str]]:
     """Between-contract comparisons: within each configuration, every later contract's cell
     against the first one's (cells in :func:`order_configs` order)."""
@@ -163,10 +178,9 @@ def build(
         m: {c: table[c][m] for c in configs} for m in names
     }
     diffs: list[Difference] = []
-    for a, b in [*STANDARD_PAIRS, *contract_pairs(configs)]:
-        if a in table and b in table:
-            for m in names:
-                diffs.append(difference(table[a][m], table[b][m]))
+    for a, b, _ in comparison_pairs(configs):
+        for m in names:
+            diffs.append(difference(table[a][m], table[b][m]))
     run_ids: dict[str, list[str]] = {c: [] for c in configs}
     for r in runs:
         run_ids[r.cell(split)].append(r.run_id)
@@ -228,11 +242,29 @@ def _table(doc: MetricsDoc, rows: Sequence[tuple[str, str]], cols: Sequence[str]
 
 
 def _report_tables(doc: MetricsDoc) -> list[str]:
-    """The report's own tables (§8 ledger; §4 P2, P3, tokens) for the configurations present."""
+    """The report's own tables (§8 ledger; §4 P2, P3, tokens) for the configurations present;
+    with ``config@contract`` cells, the §8/P2/P3 tables once per contract."""
     out: list[str] = []
-    cols = [c for c in LEDGER_COLUMNS if c in doc.configs]
+    contracts = list(dict.fromkeys(c.partition(CELL_SEP)[2] for c in doc.configs))
+    for k in contracts:
+        out += _contract_report_tables(doc, k)
+    out.append("# Tokens and truncation (completion tokens; curator calls excluded)")
+    out += _table(doc, TOKEN_ROWS, doc.configs)
+    out.append("")
+    return out
+
+
+def _contract_report_tables(doc: MetricsDoc, contract: str) -> list[str]:
+    """§8, P2 and P3 over the cells of one contract (``""``: the groups are configurations)."""
+
+    def cell(config: str) -> str:
+        return f"{config}{CELL_SEP}{contract}" if contract else config
+
+    under = f" — contract {contract}" if contract else ""
+    out: list[str] = []
+    cols = [cell(c) for c in LEDGER_COLUMNS if cell(c) in doc.configs]
     if cols:
-        out.append("# The ledger (§8): final snapshots, mean over runs")
+        out.append(f"# The ledger (§8): final snapshots, mean over runs{under}")
         out += _table(doc, LEDGER_ROWS, cols)
         pres = []
         for c in cols:
@@ -244,30 +276,28 @@ def _report_tables(doc: MetricsDoc) -> list[str]:
         ("P2: same store, with curator", ("B-armed+cur", "C+cur")),
         ("P2: same store, without curator", ("B-armed-cur", "C-cur")),
     ):
-        if all(c in doc.configs for c in pair):
-            out.append(f"# {title} (self-ask + store | protocol arm)")
-            out += _table(doc, P2_ROWS, pair)
+        cells = (cell(pair[0]), cell(pair[1]))
+        if all(c in doc.configs for c in cells):
+            out.append(f"# {title} (self-ask + store | protocol arm){under}")
+            out += _table(doc, P2_ROWS, cells)
             out.append("")
     arms = [
-        (label, w, wo)
+        (label, cell(w), cell(wo))
         for label, w, wo in (
             ("self-ask + store: with → without", "B-armed+cur", "B-armed-cur"),
             ("protocol arm: with → without", "C+cur", "C-cur"),
         )
-        if w in doc.configs and wo in doc.configs
+        if cell(w) in doc.configs and cell(wo) in doc.configs
     ]
     if arms:
-        out.append("# P3: curator removal")
+        out.append(f"# P3: curator removal{under}")
         out.append("| | " + " | ".join(a[0] for a in arms) + " |")
         out.append("|---|" + "---|" * len(arms))
         for label, metric in P3_ROWS:
             if metric in doc.metrics:
-                cells = [f"{_cell(doc, metric, w)} → {_cell(doc, metric, wo)}" for _, w, wo in arms]
-                out.append(f"| {label} | " + " | ".join(cells) + " |")
+                row = [f"{_cell(doc, metric, w)} → {_cell(doc, metric, wo)}" for _, w, wo in arms]
+                out.append(f"| {label} | " + " | ".join(row) + " |")
         out.append("")
-    out.append("# Tokens and truncation (completion tokens; curator calls excluded)")
-    out += _table(doc, TOKEN_ROWS, doc.configs)
-    out.append("")
     return out
 
 
@@ -323,18 +353,11 @@ def format_tables(
         out.append("")
     if doc.differences:
         out.append("## differences (a − b of the means; 95% bootstrap interval resampling runs)")
-        for a, b in STANDARD_PAIRS:
+        for a, b, label in comparison_pairs(doc.configs):
             rows = [d for d in doc.differences if (d.a, d.b) == (a, b) and d.diff is not None]
             if not rows:
                 continue
-            out.append(f"### {a} − {b} ({PAIR_LABELS[(a, b)]})")
-            for d in rows:
-                note = f" — {d.note}" if d.note and d.ci_low is None else ""
-                out.append(f"  {d.metric:<28} {d.diff:+9.2f}  {fmt_interval(d)}{note}")
-    for a, b in contract_pairs(doc.configs):
-        rows = [d for d in doc.differences if (d.a, d.b) == (a, b) and d.diff is not None]
-        if rows:
-            out.append(f"### {a} − {b} (contracts compared under one configuration)")
+            out.append(f"### {a} − {b} ({label})")
             for d in rows:
                 note = f" — {d.note}" if d.note and d.ci_low is None else ""
                 out.append(f"  {d.metric:<28} {d.diff:+9.2f}  {fmt_interval(d)}{note}")
