@@ -111,8 +111,13 @@ async def test_views_by_key_on_the_example_ledgers(expected: dict[str, object]) 
         for config in configs:
             for rv in table[config]["max_depth"].per_run:
                 assert f"{rv.run_id} {rv.value:.2f}" in detail
-        assert "C-cur − C+cur (P3: curator removed, protocol arm)" in detail
-        assert "no interval: B-armed+cur has n=1" in detail
+        # the example ledgers hold pilot-01 episodes and pilot-02 runs: the groups are
+        # config@contract cells, and the report's pairs are taken within each contract
+        assert (
+            "C-cur@pilot-02 − C+cur@pilot-02 (P3: curator removed, protocol arm; pilot-02)"
+            in detail
+        )
+        assert "no interval: B-armed+cur@pilot-02 has n=1" in detail
 
         # 2 report tables: the §8 ledger table with its PRESERVE row
         await pilot.press("2")
@@ -120,7 +125,12 @@ async def test_views_by_key_on_the_example_ledgers(expected: dict[str, object]) 
         ledger = screen.query_one("#table-ledger", DataTable)
         labels = [str(ledger.get_row_at(i)[0]) for i in range(ledger.row_count)]
         depth = [str(c) for c in ledger.get_row_at(labels.index("maximum depth"))]
-        cols = [c for c in ("B-armed+cur", "C+cur", "B-armed-cur", "C-cur") if c in configs]
+        cols = [
+            f"{c}@pilot-02"
+            for c in ("B-armed+cur", "C+cur", "B-armed-cur", "C-cur")
+            if f"{c}@pilot-02" in configs
+        ]
+        assert cols  # the pilot-02 tables come first
         assert depth[1:] == [f"{table[c]['max_depth'].value:.2f}" for c in cols]
         assert "PRESERVE decisions / all decisions" in labels
 

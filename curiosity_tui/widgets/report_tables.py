@@ -50,9 +50,22 @@ def row_table(table_id: str | None = None, *, fit: bool = True) -> DataTable[Any
 class _Sections:
     """Titled tables of figures from one metrics document."""
 
-    def __init__(self, doc: MetricsDoc) -> None:
+    def __init__(self, doc: MetricsDoc, contract: str = "", index: int = 0) -> None:
         self.doc = doc
         self.widgets: list[Widget] = []
+        #: with ``config@contract`` cells: the contract these tables are about ("" = none)
+        self.contract = contract
+        self.index = index
+
+    def at(self, config: str) -> str:
+        """The column for a configuration: itself, or its cell under :attr:`contract`."""
+        return f"{config}@{self.contract}" if self.contract else config
+
+    def tid(self, table_id: str) -> str:
+        return table_id if self.index == 0 else f"{table_id}-{self.index}"
+
+    def title(self, text: str) -> str:
+        return f"{text} — contract {self.contract}" if self.contract else text
 
     def cell(self, metric: str, config: str) -> Text:
         agg = self.doc.metrics.get(metric, {}).get(config)
@@ -81,18 +94,23 @@ class _Sections:
 
 def report_tables(doc: MetricsDoc) -> list[Widget]:
     """Every report table the configurations of ``doc`` allow, in the report's order."""
+    contracts = list(dict.fromkeys(c.partition("@")[2] for c in doc.configs))
+    out: list[Widget] = []
+    for i, k in enumerate(contracts):  # with config@contract cells: §8, P2, P3 per contract
+        per = _Sections(doc, k, i)
+        _ledger_table(per)
+        _p2_tables(per)
+        _p3_table(per)
+        out += per.widgets
     s = _Sections(doc)
-    _ledger_table(s)
-    _p2_tables(s)
-    _p3_table(s)
     _token_and_pooled_tables(s)
-    return s.widgets
+    return out + s.widgets
 
 
 def _ledger_table(s: _Sections) -> None:
     from curiosity_tui.analysis import tables as T
 
-    cols = [c for c in T.LEDGER_COLUMNS if c in s.doc.configs]
+    cols = [s.at(c) for c in T.LEDGER_COLUMNS if s.at(c) in s.doc.configs]
     if not cols:
         return
     rows = s.metric_rows(T.LEDGER_ROWS, cols)
@@ -101,22 +119,30 @@ def _ledger_table(s: _Sections) -> None:
         d = s.doc.decisions.get(c)
         pres.append(num("—" if d is None or d.decisions == 0 else f"{d.preserve}/{d.decisions}"))
     rows.append([Text("PRESERVE decisions / all decisions"), *pres])
-    s.section("The ledger (§8): final snapshots, mean over runs", "table-ledger", cols, rows)
+    s.section(
+        s.title("The ledger (§8): final snapshots, mean over runs"),
+        s.tid("table-ledger"),
+        cols,
+        rows,
+    )
 
 
 def _p2_tables(s: _Sections) -> None:
     from curiosity_tui.analysis import tables as T
 
     for title, pair, tid in P2_TABLES:
-        if all(c in s.doc.configs for c in pair):
-            s.section(title, tid, pair, s.metric_rows(T.P2_ROWS, pair))
+        cells = (s.at(pair[0]), s.at(pair[1]))
+        if all(c in s.doc.configs for c in cells):
+            s.section(s.title(title), s.tid(tid), cells, s.metric_rows(T.P2_ROWS, cells))
 
 
 def _p3_table(s: _Sections) -> None:
     from curiosity_tui.analysis import tables as T
 
     arms = [
-        (label, w, wo) for label, w, wo in P3_ARMS if w in s.doc.configs and wo in s.doc.configs
+        (label, s.at(w), s.at(wo))
+        for label, w, wo in P3_ARMS
+        if s.at(w) in s.doc.configs and s.at(wo) in s.doc.configs
     ]
     if not arms:
         return
@@ -126,7 +152,7 @@ def _p3_table(s: _Sections) -> None:
         for label, metric in T.P3_ROWS
         if metric in s.doc.metrics
     ]
-    s.section("P3: curator removal", "table-p3", [a[0] for a in arms], rows)
+    s.section(s.title("P3: curator removal"), s.tid("table-p3"), [a[0] for a in arms], rows)
 
 
 def _token_and_pooled_tables(s: _Sections) -> None:
