@@ -73,10 +73,21 @@ class Difference(BaseModel):
     note: str = ""
 
 
-def group_by_config(runs: Iterable[RunData]) -> dict[str, list[RunData]]:
+def splits_contracts(runs: Iterable[RunData]) -> bool:
+    """Whether the runs differ in contract (then they group by configuration × contract)."""
+    return len({r.contract for r in runs}) > 1
+
+
+def group_by_config(
+    runs: Iterable[RunData], *, split: bool | None = None
+) -> dict[str, list[RunData]]:
+    """Runs by configuration, or by ``config@contract`` cell when ``split`` (default: when
+    the runs differ in contract; one contract keeps the configuration names as before)."""
+    listed = list(runs)
+    by_cell = splits_contracts(listed) if split is None else split
     out: dict[str, list[RunData]] = {}
-    for r in runs:
-        out.setdefault(r.config, []).append(r)
+    for r in listed:
+        out.setdefault(r.cell(by_cell), []).append(r)
     for lst in out.values():
         lst.sort(key=lambda r: r.run_id)
     return out

@@ -87,12 +87,15 @@ def _stopped_by(run: RunData, committed: int) -> tuple[int | None, str | None]:
     return last.session, last.reason or None
 
 
-def completeness(runs: Sequence[RunData], planned: int | None = None) -> Completeness:
-    """Which of ``runs`` committed fewer sessions than planned (see the module docstring)."""
+def completeness(
+    runs: Sequence[RunData], planned: int | None = None, *, split: bool = False
+) -> Completeness:
+    """Which of ``runs`` committed fewer sessions than planned (see the module docstring);
+    with ``split``, each short run is named by its ``config@contract`` cell."""
     logged = [r for r in runs if r.has_session_log()]
     longest = max((len(r.committed_sessions()) for r in logged), default=0)
     short: list[ShortRun] = []
-    for r in sorted(logged, key=lambda r: (r.config, r.run_id)):
+    for r in sorted(logged, key=lambda r: (r.cell(split), r.run_id)):
         source: PlannedSource
         if planned is not None:
             want, source = planned, "plan"
@@ -108,7 +111,7 @@ def completeness(runs: Sequence[RunData], planned: int | None = None) -> Complet
         short.append(
             ShortRun(
                 run_id=r.run_id,
-                config=r.config,
+                config=r.cell(split),
                 committed=done,
                 planned=want,
                 planned_source=source,

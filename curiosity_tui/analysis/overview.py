@@ -88,7 +88,7 @@ def compute_analysis(paths: Sequence[Path], chain: Path | None = None) -> Analys
     from curiosity_tui.analysis.registry import default_registry
     from curiosity_tui.analysis.rundata import load_runs
     from curiosity_tui.analysis.sweep import sweep_runs
-    from curiosity_tui.analysis.tables import PAIR_LABELS, STANDARD_PAIRS, build
+    from curiosity_tui.analysis.tables import build, comparison_pairs
     from curiosity_tui.errors import InputError
 
     paths = [Path(p) for p in paths]
@@ -98,11 +98,7 @@ def compute_analysis(paths: Sequence[Path], chain: Path | None = None) -> Analys
         where = ", ".join(str(p) for p in paths) or "(no paths)"
         raise InputError(f"{where}: no runs found (ledger dirs or *.run.json files)")
     doc = build(runs, reg)
-    pairs = [
-        (a, b, PAIR_LABELS[(a, b)])
-        for a, b in STANDARD_PAIRS
-        if a in doc.configs and b in doc.configs
-    ]
+    pairs = comparison_pairs(doc.configs)
     sweeps = sweep_runs(runs)
     found = find_chain_for(paths, chain)
     verdict, problem = _verdict(found, paths, runs, reg)

@@ -27,7 +27,9 @@ from pydantic import (
 
 from curiosity_tui.analysis.attraction import AttractionParams
 from curiosity_tui.analysis.registry import NAME_RE, Registry, default_registry
+from curiosity_tui.analysis.rundata import CELL_SEP
 from curiosity_tui.errors import InputError
+from curiosity_tui.ledger.models import ContractName
 
 RULE_KINDS = ("any_metric_beats_in_all", "all_metrics_beat_in_all")
 #: words that name a category of metrics instead of metrics: they would open the set
@@ -107,7 +109,11 @@ class PilotPlan(BaseModel):
     metrics: list[str] = Field(min_length=1)
     aggregation: Literal["mean", "median"] = "mean"
     rule: DecisionRule
-    contract: Literal["pilot-01", "pilot-02"] | None = None
+    #: one contract for every run (default pilot-02) …
+    contract: ContractName | None = None
+    #: … or a comparison axis (decision 232): every configuration runs under each, and the
+    #: cells are ``config@contract`` (rule.pairs name cells then)
+    contracts: list[ContractName] | None = Field(None, min_length=1)
     embedder: str | None = None
     #: attraction's parameters (analysis/attraction.py), locked with the plan; None = defaults
     attraction: AttractionParams | None = None
@@ -123,15 +129,65 @@ class PilotPlan(BaseModel):
             )
         return v
 
+    def contract_list(self) -> list[str]:
+        """The contracts the plan runs (canonical names), in the plan's order."""
+        if self.contracts is not None:
+            return list(self.contracts)
+        return [self.contract or "pilot-02"]
+
+    def compares_contracts(self) -> bool:
+        return len(self.contract_list()) > 1
+
+    def cells(self) -> list[str]:
+        """The groups the rule can name: configurations, or ``config@contract`` cells."""
+        if not self.compares_contracts():
+            return list(self.configurations)
+        return [f"{c}{CELL_SEP}{k}" for c in self.configurations for k in self.contract_list()]
+
     @model_validator(mode="after")
     def _pairs_known(self) -> PilotPlan:
         if len(set(self.configurations)) != len(self.configurations):
             raise ValueError("configurations lists a name twice")
+        if self.contract is not None and self.contracts is not None:
+            raise ValueError("contracts and contract are both given: keep one")
+        if self.contracts is not None and len(set(self.contracts)) != len(self.contracts):
+            raise ValueError("contracts lists a contract twice (after canonical naming)")
+        if self.compares_contracts():
+            self.rule.pairs = [(_cell(a), _cell(b)) for a, b in self.rule.pairs]
+            if self.rule.treatment is not None:
+                self.rule.treatment = [_cell(c) for c in self.rule.treatment]
+            if self.rule.control is not None:
+                self.rule.control = [_cell(c) for c in self.rule.control]
+            for a, b in self.rule.pairs:
+                if a == b:
+                    raise ValueError(f"rule.pairs compares the cell {a!r} with itself")
+        cells = self.cells()
         for pair in self.rule.pairs:
             for c in pair:
-                if c not in self.configurations:
-                    raise ValueError(f"rule.pairs names configuration {c!r}, not in configurations")
+                if c not in cells:
+                    what = "cell" if self.compares_contracts() else "configuration"
+                    hint = (
+                        f" (with contracts, name cells config{CELL_SEP}contract: "
+                        f"{', '.join(cells[:3])}, …)"
+                        if self.compares_contracts()
+                        else ""
+                    )
+                    raise ValueError(f"rule.pairs names {what} {c!r}, not in the plan{hint}")
         return self
+
+
+def _cell(name: str) -> str:
+    """A pair element ``config@contract`` with its contract in canonical form (as given if it
+    does not parse: the membership check then names it)."""
+    from curiosity_tui.contract.switches import canonical_name
+
+    config, sep, contract = name.partition(CELL_SEP)
+    if not sep:
+        return name
+    try:
+        return f"{config}{CELL_SEP}{canonical_name(contract)}"
+    except InputError:
+        return name
 
 
 def _line_of(text: str, table: str | None, key: str) -> int | None:

@@ -179,7 +179,15 @@ class Registry:
 
 
 #: Table headings, in printing order; other groups print after these.
-GROUP_ORDER = ("ledger", "progression", "facts", "similarity", "bookkeeping", "tokens")
+GROUP_ORDER = (
+    "ledger",
+    "progression",
+    "facts",
+    "similarity",
+    "bookkeeping",
+    "tokens",
+    "contract",
+)
 
 #: The registry every command uses; :func:`default_registry` fills it.
 REGISTRY = Registry()
@@ -189,6 +197,7 @@ METRIC_MODULES = (
     "curiosity_tui.analysis.metrics",
     "curiosity_tui.analysis.similarity",
     "curiosity_tui.analysis.domains",
+    "curiosity_tui.analysis.contract_metrics",
     "curiosity_tui.analysis.attraction",
 )
 

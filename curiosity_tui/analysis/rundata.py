@@ -27,6 +27,9 @@ NOT_LIVE: frozenset[str] = frozenset({"closed", "archived", "merged"})
 #: File suffix of a serialised RunData.
 RUN_FILE_SUFFIX = ".run.json"
 
+#: Between configuration and contract in a cell name (``C+cur@pilot-02``), decision 232.
+CELL_SEP = "@"
+
 
 class RunNode(BaseModel):
     """A node in the final snapshot, as far as metrics need it."""
@@ -89,6 +92,22 @@ class RunSession(BaseModel):
     calls: list[RunCall] = Field(default_factory=list)
 
 
+class ClosureAttempt(BaseModel):
+    """One closure attempt, from the journal (``contract/closures.py``): closed or blocked, the
+    requirements unmet at that moment, and the met ones an approved downgrade had waived or
+    weakened."""
+
+    model_config = ConfigDict(extra="allow")
+
+    session: int
+    node: str
+    seq: int = 0
+    closed: bool
+    unmet: list[str] = Field(default_factory=list)
+    downgraded: list[str] = Field(default_factory=list)
+    actor: str = ""
+
+
 class FailedAttempt(BaseModel):
     """A session attempt that failed (nothing of it was applied): from the ledger's journal."""
 
@@ -126,6 +145,13 @@ class RunData(BaseModel):
     planned_sessions: int | None = None
     #: where the run was read from (a ledger dir or a .run.json file); informational
     origin: str = ""
+    #: every closure attempt, in journal order; None = not recorded (a run file without it)
+    closures: list[ClosureAttempt] | None = None
+
+    def cell(self, split: bool) -> str:
+        """The group this run counts in: its configuration, or ``config@contract`` when the
+        runs compared differ in contract (``split``)."""
+        return f"{self.config}{CELL_SEP}{self.contract}" if split else self.config
 
     def committed_sessions(self) -> list[RunSession]:
         return sorted(
@@ -158,6 +184,8 @@ class RunData(BaseModel):
         The final snapshot is the ledger's current projection (after the last session, its
         decay and any curator action); session records are the committed ones.
         """
+        from curiosity_tui.contract.closures import closure_attempts
+
         meta = ledger.meta
         meta_d: dict[str, Any] = meta.model_dump(mode="json")
         nodes = {str(nid): RunNode.model_validate(n) for nid, n in ledger.raw_nodes().items()}
@@ -179,6 +207,7 @@ class RunData(BaseModel):
             sessions=sessions,
             meta=meta_d,
             origin=str(ledger.path),
+            closures=[ClosureAttempt.model_validate(c) for c in closure_attempts(ledger)],
         )
 
 

@@ -21,12 +21,13 @@ from curiosity_tui.analysis.aggregate import (
     difference,
     fmt,
     fmt_interval,
+    splits_contracts,
 )
 from curiosity_tui.analysis.completeness import Completeness, completeness
 from curiosity_tui.analysis.correlation import Correlation, checks_vs_actions
 from curiosity_tui.analysis.correlation import pooled as pooled_correlation
 from curiosity_tui.analysis.registry import Registry
-from curiosity_tui.analysis.rundata import RunData
+from curiosity_tui.analysis.rundata import CELL_SEP, RunData
 from curiosity_tui.analysis.similarity import (
     PooledShare,
     ReferencePoint,
@@ -121,8 +122,46 @@ class MetricsDoc(BaseModel):
 
 
 def order_configs(configs: Sequence[str]) -> list[str]:
-    known = [c for c in CONFIG_ORDER if c in configs]
-    return known + sorted(c for c in configs if c not in CONFIG_ORDER)
+    """The report's configuration order, then the rest by name; ``config@contract`` cells
+    sort by their configuration that way, then by contract (presets first)."""
+
+    def key(c: str) -> tuple[int, str, int, str]:
+        config, _, contract = c.partition(CELL_SEP)
+        rank = CONFIG_ORDER.index(config) if config in CONFIG_ORDER else len(CONFIG_ORDER)
+        return (rank, config, 0 if contract.startswith("pilot-") else 1, contract)
+
+    return sorted(configs, key=key)
+
+
+def comparison_pairs(configs: Sequence[str]) -> list[tuple[str, str, str]]:
+    """Every (a, b, label) difference ``metrics`` gives: the report's standard pairs (within
+    each contract when the groups are ``config@contract`` cells), then between contracts."""
+    out: list[tuple[str, str, str]] = []
+    contracts = list(dict.fromkeys(c.partition(CELL_SEP)[2] for c in configs))
+    for a, b in STANDARD_PAIRS:
+        for k in contracts:
+            ca, cb = (f"{a}{CELL_SEP}{k}", f"{b}{CELL_SEP}{k}") if k else (a, b)
+            if ca in configs and cb in configs:
+                out.append((ca, cb, PAIR_LABELS[(a, b)] + (f"; {k}" if k else "")))
+    for a, b in contract_pairs(configs):
+        out.append((a, b, "contracts compared under one configuration"))
+    return out
+
+
+def contract_pairs(cells: Sequence[str]) -> list[tuple[str, str]]:
+    """Between-contract comparisons: within each configuration, every later contract's cell
+    against the first one's (cells in :func:`order_configs` order)."""
+    first: dict[str, str] = {}
+    out: list[tuple[str, str]] = []
+    for c in cells:
+        config, sep, _ = c.partition(CELL_SEP)
+        if not sep:
+            continue
+        if config in first:
+            out.append((c, first[config]))
+        else:
+            first[config] = c
+    return out
 
 
 def build(
@@ -132,22 +171,22 @@ def build(
     pools: Sequence[Sequence[str]] = (),
 ) -> MetricsDoc:
     names = registry.names()
+    split = splits_contracts(runs)  # runs under several contracts: config × contract cells
     table = aggregate(runs, names, registry=registry)
     configs = order_configs(list(table))
     by_metric: dict[str, dict[str, MetricAggregate]] = {
         m: {c: table[c][m] for c in configs} for m in names
     }
     diffs: list[Difference] = []
-    for a, b in STANDARD_PAIRS:
-        if a in table and b in table:
-            for m in names:
-                diffs.append(difference(table[a][m], table[b][m]))
+    for a, b, _ in comparison_pairs(configs):
+        for m in names:
+            diffs.append(difference(table[a][m], table[b][m]))
     run_ids: dict[str, list[str]] = {c: [] for c in configs}
     for r in runs:
-        run_ids[r.config].append(r.run_id)
+        run_ids[r.cell(split)].append(r.run_id)
     by_config: dict[str, list[RunData]] = {c: [] for c in configs}
     for r in runs:
-        by_config[r.config].append(r)
+        by_config[r.cell(split)].append(r)
     corr = {c: checks_vs_actions(rs) for c, rs in by_config.items()}
     points: list[ReferencePoint] = []
     if references:
@@ -166,7 +205,7 @@ def build(
             decisions=sum(1 for d in ds if d in ("PRESERVE", "ANSWER")),
         )
     return MetricsDoc(
-        completeness=completeness(runs),
+        completeness=completeness(runs, split=split),
         decisions=decisions,
         regen_dup_share_pooled=pooled,
         reference=points,
@@ -203,11 +242,29 @@ def _table(doc: MetricsDoc, rows: Sequence[tuple[str, str]], cols: Sequence[str]
 
 
 def _report_tables(doc: MetricsDoc) -> list[str]:
-    """The report's own tables (§8 ledger; §4 P2, P3, tokens) for the configurations present."""
+    """The report's own tables (§8 ledger; §4 P2, P3, tokens) for the configurations present;
+    with ``config@contract`` cells, the §8/P2/P3 tables once per contract."""
     out: list[str] = []
-    cols = [c for c in LEDGER_COLUMNS if c in doc.configs]
+    contracts = list(dict.fromkeys(c.partition(CELL_SEP)[2] for c in doc.configs))
+    for k in contracts:
+        out += _contract_report_tables(doc, k)
+    out.append("# Tokens and truncation (completion tokens; curator calls excluded)")
+    out += _table(doc, TOKEN_ROWS, doc.configs)
+    out.append("")
+    return out
+
+
+def _contract_report_tables(doc: MetricsDoc, contract: str) -> list[str]:
+    """§8, P2 and P3 over the cells of one contract (``""``: the groups are configurations)."""
+
+    def cell(config: str) -> str:
+        return f"{config}{CELL_SEP}{contract}" if contract else config
+
+    under = f" — contract {contract}" if contract else ""
+    out: list[str] = []
+    cols = [cell(c) for c in LEDGER_COLUMNS if cell(c) in doc.configs]
     if cols:
-        out.append("# The ledger (§8): final snapshots, mean over runs")
+        out.append(f"# The ledger (§8): final snapshots, mean over runs{under}")
         out += _table(doc, LEDGER_ROWS, cols)
         pres = []
         for c in cols:
@@ -219,30 +276,28 @@ def _report_tables(doc: MetricsDoc) -> list[str]:
         ("P2: same store, with curator", ("B-armed+cur", "C+cur")),
         ("P2: same store, without curator", ("B-armed-cur", "C-cur")),
     ):
-        if all(c in doc.configs for c in pair):
-            out.append(f"# {title} (self-ask + store | protocol arm)")
-            out += _table(doc, P2_ROWS, pair)
+        cells = (cell(pair[0]), cell(pair[1]))
+        if all(c in doc.configs for c in cells):
+            out.append(f"# {title} (self-ask + store | protocol arm){under}")
+            out += _table(doc, P2_ROWS, cells)
             out.append("")
     arms = [
-        (label, w, wo)
+        (label, cell(w), cell(wo))
         for label, w, wo in (
             ("self-ask + store: with → without", "B-armed+cur", "B-armed-cur"),
             ("protocol arm: with → without", "C+cur", "C-cur"),
         )
-        if w in doc.configs and wo in doc.configs
+        if cell(w) in doc.configs and cell(wo) in doc.configs
     ]
     if arms:
-        out.append("# P3: curator removal")
+        out.append(f"# P3: curator removal{under}")
         out.append("| | " + " | ".join(a[0] for a in arms) + " |")
         out.append("|---|" + "---|" * len(arms))
         for label, metric in P3_ROWS:
             if metric in doc.metrics:
-                cells = [f"{_cell(doc, metric, w)} → {_cell(doc, metric, wo)}" for _, w, wo in arms]
-                out.append(f"| {label} | " + " | ".join(cells) + " |")
+                row = [f"{_cell(doc, metric, w)} → {_cell(doc, metric, wo)}" for _, w, wo in arms]
+                out.append(f"| {label} | " + " | ".join(row) + " |")
         out.append("")
-    out.append("# Tokens and truncation (completion tokens; curator calls excluded)")
-    out += _table(doc, TOKEN_ROWS, doc.configs)
-    out.append("")
     return out
 
 
@@ -298,11 +353,11 @@ def format_tables(
         out.append("")
     if doc.differences:
         out.append("## differences (a − b of the means; 95% bootstrap interval resampling runs)")
-        for a, b in STANDARD_PAIRS:
+        for a, b, label in comparison_pairs(doc.configs):
             rows = [d for d in doc.differences if (d.a, d.b) == (a, b) and d.diff is not None]
             if not rows:
                 continue
-            out.append(f"### {a} − {b} ({PAIR_LABELS[(a, b)]})")
+            out.append(f"### {a} − {b} ({label})")
             for d in rows:
                 note = f" — {d.note}" if d.note and d.ci_low is None else ""
                 out.append(f"  {d.metric:<28} {d.diff:+9.2f}  {fmt_interval(d)}{note}")

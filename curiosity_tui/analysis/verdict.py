@@ -208,11 +208,14 @@ def evaluate_rule(
 ) -> Verdict:
     """The verdict of ``plan.rule`` over ``runs``, reading only ``plan.rule.metrics``."""
     reg = registry or default_registry()
-    groups = group_by_config(runs)
+    split = plan.compares_contracts()
+    groups = group_by_config(runs, split=split)
     notes: list[str] = []
+    cells = plan.cells()
     for cfg in sorted(groups):
-        if cfg not in plan.configurations:
-            notes.append(f"runs of configuration {cfg!r} are not in the plan and were ignored")
+        if cfg not in cells:
+            what = "cell" if split else "configuration"
+            notes.append(f"runs of {what} {cfg!r} are not in the plan and were ignored")
     needed = sorted({c for pair in plan.rule.pairs for c in pair})
     for cfg in needed:
         n = len(groups.get(cfg, []))
@@ -221,7 +224,9 @@ def evaluate_rule(
         unreg = sum(1 for r in groups.get(cfg, []) if r.unregistered)
         if unreg:
             notes.append(f"{cfg}: {unreg} run(s) were started --unregistered")
-    done = completeness([r for cfg in needed for r in groups.get(cfg, [])], plan.sessions)
+    done = completeness(
+        [r for cfg in needed for r in groups.get(cfg, [])], plan.sessions, split=split
+    )
     for cfg in needed:
         short = done.of(cfg)
         if short:
@@ -305,7 +310,8 @@ def exploratory(
 ) -> list[ExploratoryRow]:
     """Every registry metric outside the rule's set, with the rule's pairs' differences."""
     reg = registry or default_registry()
-    groups = group_by_config(runs)
+    groups = group_by_config(runs, split=plan.compares_contracts())
+    cells = plan.cells()
     rows: list[ExploratoryRow] = []
     for m in reg:
         if m.name in plan.rule.metrics:
@@ -313,7 +319,7 @@ def exploratory(
         aggs: dict[str, MetricAggregate] = {
             cfg: aggregate_metric(rs, m.name, cfg, registry=reg, aggregation=plan.aggregation)
             for cfg, rs in groups.items()
-            if cfg in plan.configurations
+            if cfg in cells
         }
         diffs = [
             difference(aggs[t], aggs[c], seed=seed)

@@ -8,6 +8,22 @@ from pathlib import Path
 
 from curiosity_tui.errors import InputError
 
+CONTRACT_HELP = (
+    "pilot-01, pilot-02 (default) or a combination of switches, e.g. "
+    "evidence=verified,closure=binding (evidence=asserted|verified, "
+    "closure=unconditional|binding|binding+downgrade)"
+)
+
+
+def contract_option(text: str) -> str:
+    """argparse type for ``--contract``: the stored (canonical) name, or a usage error."""
+    from curiosity_tui.contract.switches import canonical_name
+
+    try:
+        return canonical_name(text)
+    except InputError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser(
@@ -210,6 +226,7 @@ def _audit(args: argparse.Namespace) -> int:
             req = f"/{f.requirement}" if f.requirement else ""
             seqs = ", ".join(str(s) for s in f.seqs)
             sess = ", ".join(str(s) for s in f.sessions)
-            print(f"- {f.kind}: {f.node}{req} at seq {seqs} (session {sess})")
+            tag = " [BREACH of the contract]" if f.breach else ""
+            print(f"- {f.kind}{tag}: {f.node}{req} at seq {seqs} (session {sess})")
             print(f"    {f.detail}")
     return 1 if report.findings else 0

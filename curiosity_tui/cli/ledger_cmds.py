@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from curiosity_tui.cli.contract_cmds import CONTRACT_HELP, contract_option
 from curiosity_tui.errors import CorruptLedgerError, InputError, LedgerError
 from curiosity_tui.ledger.ledger import Ledger, verify
 from curiosity_tui.ledger.models import CuratorKind, RunMeta
@@ -30,9 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     new.add_argument("path", type=Path, metavar="PATH")
     new.add_argument("--seed", required=True, help="the seed question")
     new.add_argument("--config", default="C+cur", help="configuration (default C+cur)")
-    new.add_argument(
-        "--contract", choices=["pilot-01", "pilot-02"], default="pilot-02", help="default pilot-02"
-    )
+    new.add_argument("--contract", type=contract_option, default="pilot-02", help=CONTRACT_HELP)
     new.add_argument(
         "--curator",
         choices=["model", "human", "none"],

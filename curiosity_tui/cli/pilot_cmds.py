@@ -23,6 +23,7 @@ def _cores() -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from curiosity_tui.cli.contract_cmds import CONTRACT_HELP, contract_option
     from curiosity_tui.cli.run_cmds import call_flags, endpoint_flags
 
     pl = sub.add_parser("pilot", help="pilot runs from a plan")
@@ -47,7 +48,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     pr.add_argument(
         "--unregistered", action="store_true", help="run without a before-runs lock (recorded)"
     )
-    pr.add_argument("--contract", choices=["pilot-01", "pilot-02"], default=None)
+    pr.add_argument(
+        "--contract",
+        type=contract_option,
+        default=None,
+        help="run every plan run under this contract instead of the plan's; " + CONTRACT_HELP,
+    )
     endpoint_flags(pr)
     call_flags(pr)
     pr.set_defaults(handler=_pilot_run)
@@ -70,7 +76,8 @@ def _specs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
         seed=plan.seed_question,
         configurations=list(plan.configurations),
         runs=plan.runs,
-        contract=args.contract or plan.contract or "pilot-02",
+        contract=args.contract or plan.contract_list()[0],
+        contracts=None if args.contract else plan.contract_list(),
         epsilon=plan.epsilon,
         model=plan.model,
         session_budget=plan.budgets.session_completion_tokens,

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from curiosity_tui.cli.contract_cmds import CONTRACT_HELP, contract_option
 from curiosity_tui.errors import InputError
 
 SEED = "Did the printing press cause the Reformation?"
@@ -173,7 +174,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--out", type=Path, default=Path("demo-ledgers"))
     d.add_argument("--sessions", type=int, default=5)
     d.add_argument("--config", default="C+cur")
-    d.add_argument("--contract", choices=["pilot-01", "pilot-02"], default="pilot-02")
+    d.add_argument("--contract", type=contract_option, default="pilot-02", help=CONTRACT_HELP)
     d.set_defaults(handler=_demo)
 
 
@@ -389,7 +390,9 @@ def _demo(args: argparse.Namespace) -> int:
     from curiosity_tui.protocol.runner import run_ledger
 
     cfg = get_configuration(args.config)
-    path = args.out / f"demo-{cfg.name}-{args.contract}"
+    from curiosity_tui.contract.switches import contract_slug
+
+    path = args.out / f"demo-{cfg.name}-{contract_slug(args.contract)}"
     print("SCRIPTED DEMO: every reply below comes from the built-in scripted server, not a model.")
     args.scripted = True
     meta = RunMeta(

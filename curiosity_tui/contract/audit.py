@@ -9,6 +9,12 @@
 
 The audit replays the journal event by event, so every finding is placed at the seq where the
 state that makes it a finding held.
+
+Findings follow the run's contract switches (decision 231): what the contract permits is a
+finding of its kind, as before; what the contract forbids is the same kind with
+``breach = true`` — (a) under ``evidence=verified`` and (c) under ``closure=binding`` or
+``binding+downgrade`` cannot come from the transitions, so a journal holding one was written
+around them. The kind says what happened; ``breach`` says whether the contract allowed it.
 """
 
 from __future__ import annotations
@@ -17,8 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
+from curiosity_tui.contract.switches import ContractSwitches, switches_of
 from curiosity_tui.ledger import journal as jr
 from curiosity_tui.ledger.events import FoldState, fold_event
 from curiosity_tui.ledger.ledger import JOURNAL_FILE, Ledger
@@ -42,12 +49,25 @@ class Finding(BaseModel):
         default_factory=list
     )  # (b): later sessions whose input still had it
     absent_in: list[int] = Field(default_factory=list)  # (b): later sessions whose input did not
+    #: the run's contract forbids this (it cannot come from the transitions); left out of the
+    #: dump when false, so permitted findings serialise as before the switches
+    breach: bool = False
+
+    @model_serializer(mode="wrap")
+    def _omit_no_breach(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if not out.get("breach", True):
+            del out["breach"]
+        return out
 
 
 class AuditReport(BaseModel):
     ledger: str
     contract: str
     findings: list[Finding]
+
+    def breaches(self) -> list[Finding]:
+        return [f for f in self.findings if f.breach]
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -68,7 +88,10 @@ def audit_path(path: str | Path) -> AuditReport:
 
 def audit(led: Ledger) -> AuditReport:
     """Replay the journal event by event; each step looks at the state as it stood."""
-    a = _Audit(records={int(k): v for k, v in led.raw_sessions().items()})
+    a = _Audit(
+        records={int(k): v for k, v in led.raw_sessions().items()},
+        switches=switches_of(led.meta.contract),
+    )
     for ev in jr.scan(led.path / JOURNAL_FILE).events:
         if _is_closing(a.st, ev):
             _closure_findings(a, ev)
@@ -86,6 +109,7 @@ class _Audit:
     """What the replay carries from event to event."""
 
     records: dict[int, dict[str, Any]]
+    switches: ContractSwitches
     st: FoldState = field(default_factory=FoldState)
     findings: list[Finding] = field(default_factory=list)
     #: (node, req) -> (seq, session, text) of a satisfied mark without verified evidence
@@ -109,6 +133,7 @@ def _closure_findings(a: _Audit, ev: dict[str, Any]) -> None:
     node, seq, session = ev["node"], ev["seq"], ev["session"]
     n = a.st.nodes[node]
     rc = n.get("return_condition") or {"required_facts": []}
+    binding = a.switches.closure != "unconditional"
     for r in rc["required_facts"]:
         if r["status"] not in ("not_satisfied", "unchecked"):
             continue
@@ -129,7 +154,9 @@ def _closure_findings(a: _Audit, ev: dict[str, Any]) -> None:
                 requirement=r["id"],
                 seqs=[s for s in (check_seq, seq) if s is not None],
                 sessions=sorted({s for s in (check_session, session) if s is not None}),
-                detail=f"closed at seq {seq} while {r['id']} ({_short(r['text'], 100)}) {stood}",
+                detail=f"closed at seq {seq} while {r['id']} ({_short(r['text'], 100)}) {stood}"
+                + _forbidden(binding, "closure", a.switches.closure),
+                breach=binding,
             )
         )
     verified = [e for e in n["evidence"] if e["status"] == "verified"]
@@ -194,6 +221,7 @@ def _note_check(a: _Audit, ev: dict[str, Any]) -> None:
         return
     req = next(r for r in n["return_condition"]["required_facts"] if r["id"] == d["requirement"])
     a.flagged[key] = (seq, session, req["text"])
+    verified = a.switches.evidence == "verified"
     a.findings.append(
         Finding(
             kind="unverified_satisfied",
@@ -202,9 +230,15 @@ def _note_check(a: _Audit, ev: dict[str, Any]) -> None:
             seqs=[seq],
             sessions=[session],
             detail=f"marked satisfied on: {_short(d['evidence_text'])!r}"
-            + (" (evidence only proposed)" if rec is not None else " (no evidence record)"),
+            + (" (evidence only proposed)" if rec is not None else " (no evidence record)")
+            + _forbidden(verified, "evidence", "verified"),
+            breach=verified,
         )
     )
+
+
+def _forbidden(breach: bool, switch: str, value: str) -> str:
+    return f"; a breach: the run's contract ({switch}={value}) forbids this" if breach else ""
 
 
 def _carried(

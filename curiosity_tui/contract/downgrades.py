@@ -1,4 +1,4 @@
-"""Downgrades (S3, pilot-02): a proposal to waive or weaken one requirement, with grounds,
+"""Downgrades (S3; pilot-02 and every closure=binding+downgrade contract): a proposal to waive or weaken one requirement, with grounds,
 decided — approved or rejected, with stated grounds — by a human curator only.
 
 The model (actor ``model``) and the model curator may propose, never decide. Every proposal
@@ -48,9 +48,10 @@ def is_human(actor: str) -> bool:
 def _require_downgrades(meta: dict[str, Any] | None) -> None:
     name = (meta or {}).get("contract", "pilot-02")
     if not get_contract(name).downgrades_allowed:
+        why = "(as run)" if name == "pilot-01" else "(closure is not binding+downgrade)"
         raise TransitionError(
-            f"this run's contract is {name}, which has no downgrade route (as run); "
-            "downgrades exist under pilot-02"
+            f"this run's contract is {name}, which has no downgrade route {why}; "
+            "downgrades exist under pilot-02 and closure=binding+downgrade"
         )
 
 

@@ -58,7 +58,11 @@ def record_check(
     claimed: Claim = "satisfied" if satisfied else "not_satisfied"
     evidence_id: str | None = None
     verified = False
-    if contract.evidence_required and (satisfied or source_id or passage):
+    # evidence=verified: every satisfied claim (or citation) is stored as evidence and checked;
+    # evidence=asserted: a cited passage is stored and checked too (its status never gates
+    # the mark there), so verified and asserted marks can be told apart (not under pilot-01)
+    cited = contract.records_cited_evidence and bool(source_id and passage)
+    if cited or (contract.evidence_required and (satisfied or source_id or passage)):
         evidence_id = f"e{b.state.evidence_counter + 1}"
         verified = _record_evidence(
             b,

@@ -7,9 +7,10 @@ edges and give consumers typed access.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -18,11 +19,24 @@ from pydantic import (
     model_serializer,
 )
 
+from curiosity_tui.contract.switches import canonical_name
+from curiosity_tui.errors import InputError
 from curiosity_tui.ledger.endpoint_record import EndpointCapabilities
 
 NodeStatus = Literal["open", "dormant", "closed", "archived", "merged"]
 RequirementStatus = Literal["unchecked", "satisfied", "not_satisfied", "waived"]
-ContractName = Literal["pilot-01", "pilot-02"]
+
+
+def _contract_name(value: str) -> str:
+    """A preset name, or a switch combination in its canonical form (decision 230)."""
+    try:
+        return canonical_name(value)
+    except InputError as err:
+        raise ValueError(str(err)) from None
+
+
+#: ``pilot-01``, ``pilot-02`` or ``evidence=…,closure=…`` (contract/switches.py)
+ContractName = Annotated[str, AfterValidator(_contract_name)]
 CuratorKind = Literal["model", "human", "none"]
 SnapshotStage = Literal["session", "decay", "curator"]
 

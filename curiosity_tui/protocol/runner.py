@@ -266,32 +266,35 @@ def plan_runs(
     curator_budget: int = 4000,
     unregistered: bool = False,
     options: dict[str, Any] | None = None,
+    contracts: list[str] | None = None,
 ) -> list[RunSpec]:
+    """Every run of a plan: configurations × runs, or configurations × ``contracts`` × runs
+    (run names then carry the contract's short form: ``C+cur-verified-binding-r0``)."""
+    from curiosity_tui.contract.switches import contract_slug
+
+    axis = contracts if contracts else [contract]
     specs = []
     for cname in configurations:
         cfg = get_configuration(cname)
-        for r in range(runs):
-            name = f"{cname}-r{r}"
-            specs.append(
-                RunSpec(
-                    name,
-                    RunMeta(
-                        name=name,
-                        seed=seed,
-                        config=cname,
-                        contract=contract,  # type: ignore[arg-type]
-                        curator=curator if cfg.curator else "none",
-                        model=model,
-                        epsilon=epsilon,
-                        open_layer=open_layer,
-                        no_reselect=no_reselect,
-                        session_budget=session_budget,
-                        curator_budget=curator_budget,
-                        unregistered=unregistered,
-                        options=options or {},
-                    ),
+        for kname in axis:
+            tag = f"-{contract_slug(kname)}" if len(axis) > 1 else ""
+            for r in range(runs):
+                meta = RunMeta(
+                    name=f"{cname}{tag}-r{r}",
+                    seed=seed,
+                    config=cname,
+                    contract=kname,
+                    curator=curator if cfg.curator else "none",
+                    model=model,
+                    epsilon=epsilon,
+                    open_layer=open_layer,
+                    no_reselect=no_reselect,
+                    session_budget=session_budget,
+                    curator_budget=curator_budget,
+                    unregistered=unregistered,
+                    options=options or {},
                 )
-            )
+                specs.append(RunSpec(meta.name, meta))
     return specs
 
 

@@ -183,6 +183,8 @@ class AuditScreen(AppScreen):
         for f in report.findings:
             label = Text(no_wrap=True, end="")
             label.append(f"{f.kind.split('_')[0]:<10} ", style="bold red")
+            if getattr(f, "breach", False):  # the run's contract forbids it (decision 231)
+                label.append("BREACH ", style="bold reverse red")
             label.append(f"{f.node}{'/' + f.requirement if f.requirement else ''} ", style="bold")
             label.append(f"seq {', '.join(str(s) for s in f.seqs)} ", style="cyan")
             label.append(short(f.detail, 60))

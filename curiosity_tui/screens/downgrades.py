@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Static
 
 from curiosity_tui.contract import downgrades as dg
-from curiosity_tui.errors import CuriosityError
+from curiosity_tui.errors import CuriosityError, InputError
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.screens.base import AppScreen
 from curiosity_tui.widgets.literal import clean, short
@@ -181,11 +181,7 @@ class DowngradesScreen(AppScreen):
                 Text(short(d.get("grounds", ""), 40)),
                 key=p.id,
             )
-        note = (
-            ""
-            if contract == "pilot-02"
-            else "  (this run's contract is pilot-01: downgrades are recorded, closures never wait for them)"
-        )
+        note = _contract_note(contract)
         self.query_one("#dg-status", Static).update(
             Text(
                 f"{len(self.pending)} pending, {len(self.decided)} decided · you decide as "
@@ -269,3 +265,18 @@ class DowngradesScreen(AppScreen):
 
     def action_back(self) -> None:
         self.dismiss()
+
+
+def _contract_note(contract: str) -> str:
+    """What the run's closure switch means for the downgrades listed (empty under pilot-02)."""
+    from curiosity_tui.contract.switches import switches_of
+
+    try:
+        closure = switches_of(contract).closure
+    except InputError:
+        return ""
+    if closure == "binding+downgrade":
+        return ""
+    if closure == "unconditional":
+        return f"  (this run's contract is {contract}: downgrades are recorded, closures never wait for them)"
+    return f"  (this run's contract is {contract}: binding with no downgrade route)"

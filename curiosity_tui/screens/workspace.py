@@ -72,7 +72,7 @@ def ledger_row(s: workspace_scan.LedgerSummary) -> list[Text]:
         Text(str(s.dormant), justify="right", style="yellow"),
         Text(str(other) if other else "—", justify="right", style="" if other else "dim"),
         Text(short(s.config, 12)),
-        Text(short(s.contract, 10)),
+        Text(short(contract_label(s.contract), 16)),
         Text(short(s.curator, 8)),
     ]
 
@@ -337,3 +337,14 @@ class WorkspaceScreen(AppScreen):
 
     def action_refresh(self) -> None:
         self.scan()
+
+
+def contract_label(contract: str) -> str:
+    """A preset's name, or a combination's short form (``verified-binding``)."""
+    from curiosity_tui.contract.switches import contract_slug
+    from curiosity_tui.errors import InputError
+
+    try:
+        return contract_slug(contract) if contract else contract
+    except InputError:
+        return contract
