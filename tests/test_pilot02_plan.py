@@ -46,6 +46,18 @@ def test_a_comparison_that_opens_its_set_is_refused() -> None:
         )
 
 
+@pytest.fixture(scope="module")
+def pilot_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """docs/pilot-02.toml locked and run offline, once for this module."""
+    runs = tmp_path_factory.mktemp("p2") / "runs"
+    chain = runs / "prereg.jsonl"
+    assert main(["prereg", "lock", str(PLAN), "--stage", "before-runs", "--chain", str(chain)]) == 0
+    assert (
+        main(["pilot", "run", str(PLAN), "--out", str(runs), "--scripted", "--workers", "1"]) == 0
+    )
+    return runs
+
+
 def test_it_locks_runs_offline_and_gives_a_verdict_per_comparison(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -89,3 +101,18 @@ def test_it_locks_runs_offline_and_gives_a_verdict_per_comparison(
     assert main(["report", str(runs), "--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     assert "Comparison closure:" in text and "Comparison second-seed:" in text
+
+
+async def test_the_analysis_screen_shows_each_comparison(pilot_runs: Path) -> None:
+    from textual.widgets import Static
+
+    from curiosity_tui.app.standalone import AnalysisApp
+
+    app = AnalysisApp(pilot_runs)
+    async with app.run_test(size=(160, 50)) as pilot:
+        for _ in range(400):
+            await pilot.pause(0.05)
+            if app.screen.query("#verdict-comparison-5"):
+                break
+        head = app.screen.query_one("#verdict-comparison-5", Static)
+        assert "Comparison second-seed" in str(head.render())
