@@ -95,6 +95,32 @@ class DecisionRule(BaseModel):
         return self
 
 
+class Arm(BaseModel):
+    """A named arm (decision 241): one of the six configurations with run options of its own.
+    ``configurations`` and ``rule.pairs`` may name arms wherever they name configurations; the
+    arm's name is its group in metrics and the verdict."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    config: str = Field(min_length=1)
+    contract: ContractName | None = None  # default: the plan's contract
+    open_layer: Literal["compulsory", "optional"] | None = None  # default: compulsory
+    no_reselect: bool | None = None  # default: false
+    seed_question: str | None = Field(None, min_length=1)  # default: the plan's
+
+
+class Comparison(BaseModel):
+    """A further locked comparison of the plan (decision 241): its own closed metric set and
+    decision rule, over the plan's arms; reported beside the headline verdict, never merged
+    into it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    metrics: list[str] = Field(min_length=1)
+    rule: DecisionRule
+
+
 class PilotPlan(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -117,6 +143,10 @@ class PilotPlan(BaseModel):
     embedder: str | None = None
     #: attraction's parameters (analysis/attraction.py), locked with the plan; None = defaults
     attraction: AttractionParams | None = None
+    #: named arms (configuration + run options), usable in configurations and pairs
+    arms: dict[str, Arm] | None = None
+    #: further comparisons, each with its own metric set and rule (after the headline rule)
+    comparisons: list[Comparison] = Field(default_factory=list)
     notes: str = ""
 
     @field_validator("name")
@@ -143,6 +173,45 @@ class PilotPlan(BaseModel):
         if not self.compares_contracts():
             return list(self.configurations)
         return [f"{c}{CELL_SEP}{k}" for c in self.configurations for k in self.contract_list()]
+
+    def arm(self, name: str) -> Arm:
+        """The arm ``name`` of ``configurations``: a declared arm, or a plain configuration."""
+        declared = (self.arms or {}).get(name)
+        return declared if declared is not None else Arm(config=name)
+
+    def rules(self) -> list[tuple[str, list[str], DecisionRule]]:
+        """Every locked rule: the headline (name ""), then each comparison, in plan order."""
+        return [("", self.metrics, self.rule)] + [
+            (c.name, c.metrics, c.rule) for c in self.comparisons
+        ]
+
+    @model_validator(mode="after")
+    def _arms_known(self) -> PilotPlan:
+        from curiosity_tui.protocol.configs import CONFIG_NAMES
+
+        for name, arm in (self.arms or {}).items():
+            if not PLAN_NAME_RE.fullmatch(name) or CELL_SEP in name:
+                raise ValueError(f"arms.{name} is not a safe arm name (letters, digits, . _ + -)")
+            if name in CONFIG_NAMES:
+                raise ValueError(f"arms.{name} shadows the configuration {name}: rename the arm")
+            if arm.config not in CONFIG_NAMES:
+                raise ValueError(
+                    f"arms.{name}.config {arm.config!r} is not one of {', '.join(CONFIG_NAMES)}"
+                )
+        if self.arms and self.contracts is not None:
+            raise ValueError("arms and contracts are both given: give each arm its contract")
+        for c in self.comparisons:
+            if not PLAN_NAME_RE.fullmatch(c.name):
+                raise ValueError(f"comparisons names {c.name!r}, not a safe name")
+            for a, b in c.rule.pairs:
+                for x in (a, b):
+                    if x not in self.cells():
+                        raise ValueError(
+                            f"comparisons.{c.name}: rule.pairs names {x!r}, not in the plan"
+                        )
+        if len({c.name for c in self.comparisons}) != len(self.comparisons):
+            raise ValueError("comparisons names a comparison twice")
+        return self
 
     @model_validator(mode="after")
     def _pairs_known(self) -> PilotPlan:
@@ -305,6 +374,7 @@ def parse_plan(text: str, *, source: str = "<plan>", registry: Registry | None =
             f"{_where(source, text, 'rule.metrics')}: rule.metrics {err}; refused"
         ) from None
 
+    _check_comparisons(data.get("comparisons"), reg, source, text)
     try:
         plan = PilotPlan.model_validate(data)
     except ValidationError as err:
@@ -340,6 +410,30 @@ def parse_plan(text: str, *, source: str = "<plan>", registry: Registry | None =
                 "but rule.exclude_bookkeeping = true; refused"
             )
     return plan
+
+
+def _check_comparisons(value: Any, reg: Registry, source: str, text: str) -> None:
+    """Each ``[[comparisons]]`` entry closes its own metric set, and its rule names only those
+    metrics, each with a direction (the headline rule's checks, per comparison)."""
+    if value is None:
+        return
+    if not isinstance(value, list):
+        raise PlanError(f"{source}: comparisons must be an array of tables ([[comparisons]])")
+    for i, comp in enumerate(value):
+        name = comp.get("name", f"#{i + 1}") if isinstance(comp, dict) else f"#{i + 1}"
+        if not isinstance(comp, dict) or not isinstance(comp.get("rule"), dict):
+            raise PlanError(f"{source}: comparisons {name}: needs name, metrics and a [rule]")
+        key = f"comparisons.{name}"
+        try:
+            own = _check_metric_list(comp.get("metrics"), f"{key}.metrics", reg, None)
+            listed = _check_metric_list(comp["rule"].get("metrics"), "rule.metrics", reg, own)
+        except ValueError as err:
+            raise PlanError(f"{source}: {key}: metrics {err}; refused") from None
+        for m in listed:
+            if reg.get(m).higher_is_better is None:
+                raise PlanError(
+                    f"{source}: {key}: rule.metrics names {m!r}, which has no direction; refused"
+                )
 
 
 def load_plan(path: Path, *, registry: Registry | None = None) -> tuple[PilotPlan, str]:

@@ -198,7 +198,10 @@ class RunData(BaseModel):
         return cls(
             failed=[FailedAttempt.model_validate(f) for f in ledger.failed_sessions()],
             planned_sessions=planned if isinstance(planned, int) and planned > 0 else None,
-            config=str(meta_d.get("config", "")),
+            # a plan's named arm (decision 241) is the run's group; else its configuration
+            config=str(options.get("arm") or meta_d.get("config", ""))
+            if isinstance(options, dict)
+            else str(meta_d.get("config", "")),
             run_id=str(meta_d.get("name") or Path(ledger.path).name),
             contract=str(meta_d.get("contract", "")),
             epsilon=meta_d.get("epsilon"),

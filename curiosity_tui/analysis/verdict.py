@@ -122,9 +122,18 @@ class Amendment(BaseModel):
     verdict: Verdict
 
 
+class ComparisonVerdict(BaseModel):
+    """One further comparison of the governing plan (decision 241), under its own rule."""
+
+    name: str
+    verdict: Verdict
+
+
 class VerdictReport(BaseModel):
     #: the rule in force when the runs were created
     verdict: Verdict
+    #: the governing plan's further comparisons, each under its own locked rule
+    comparisons: list[ComparisonVerdict] = Field(default_factory=list)
     #: how the governing lock was found: "recorded" by the runs, "by time", "first lock"
     governing_basis: str = "recorded"
     #: every later lock, each evaluated under its own rule; none of them is the verdict
@@ -386,8 +395,22 @@ def verdict_for(
             f"{len(amendments)} lock(s) came after the runs' lock (seq {lead.seq}, stage "
             f"{lead.stage}); they are amendments, reported apart, and cannot change this verdict"
         )
+    comparisons = [
+        ComparisonVerdict(
+            name=c.name,
+            verdict=evaluate_rule(
+                plan.model_copy(update={"metrics": c.metrics, "rule": c.rule}),
+                runs,
+                registry=plan_registry(reg, plan),
+                lock=lead,
+                seed=seed,
+            ),
+        )
+        for c in plan.comparisons
+    ]
     return VerdictReport(
         verdict=main,
+        comparisons=comparisons,
         governing_basis=gov.basis,
         amendments=amendments,
         exploratory=exploratory(plan, runs, registry=plan_registry(reg, plan), seed=seed),
@@ -471,6 +494,9 @@ def format_amendment(a: Amendment) -> list[str]:
 
 def format_report(rep: VerdictReport) -> str:
     lines = format_verdict(rep.verdict)
+    for c in rep.comparisons:
+        lines.append("")
+        lines.extend(format_verdict(c.verdict, title=f"Comparison {c.name}"))
     for a in rep.amendments:
         lines.append("")
         lines.extend(format_amendment(a))

@@ -72,6 +72,12 @@ def _specs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
 
     plan, text = load_plan(args.plan)
     entry = None if args.unregistered else require_lock(args.out, plan_text=text)
+    if plan.arms:
+        return (
+            plan,
+            text,
+            _arm_specs(plan, args, pilot_options(lock_metadata(entry), args, plan.sessions)),
+        )
     specs = plan_runs(
         seed=plan.seed_question,
         configurations=list(plan.configurations),
@@ -87,6 +93,35 @@ def _specs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
         options=pilot_options(lock_metadata(entry), args, plan.sessions),
     )
     return plan, text, specs
+
+
+def _arm_specs(plan: Any, args: argparse.Namespace, options: dict[str, Any]) -> list[Any]:
+    """Every run of a plan with arms (decision 241): per entry of ``configurations``, its
+    configuration with the arm's contract, open layer, queue and seed; run names and the
+    ``arm`` option carry the arm's name (its group in metrics and the verdict)."""
+    from curiosity_tui.protocol.runner import RunSpec, plan_runs
+
+    specs: list[Any] = []
+    for entry in plan.configurations:
+        arm = plan.arm(entry)
+        for spec in plan_runs(
+            seed=arm.seed_question or plan.seed_question,
+            configurations=[arm.config],
+            runs=plan.runs,
+            contract=args.contract or arm.contract or plan.contract_list()[0],
+            epsilon=plan.epsilon,
+            model=plan.model,
+            open_layer=arm.open_layer or "compulsory",
+            no_reselect=bool(arm.no_reselect),
+            session_budget=plan.budgets.session_completion_tokens,
+            curator_budget=plan.budgets.curator_completion_tokens
+            or plan.budgets.session_completion_tokens,
+            unregistered=args.unregistered,
+            options={**options, "arm": entry},
+        ):
+            name = entry + spec.name[len(arm.config) :]
+            specs.append(RunSpec(name, spec.meta.model_copy(update={"name": name})))
+    return specs
 
 
 def _pilot_run(args: argparse.Namespace) -> int:

@@ -69,6 +69,13 @@ def verdict_widgets(data: AnalysisData) -> list[Widget]:
             Static(Text(NO_RULE_NOTE, style="dim"), classes="an-note"),
         ]
     widgets = verdict_block(rep.verdict, "Verdict", "verdict-headline", "verdict-clauses")
+    for i, c in enumerate(rep.comparisons):  # each further comparison under its own rule
+        widgets += verdict_block(
+            c.verdict,
+            f"Comparison {c.name}",
+            f"verdict-comparison-{i}",
+            f"verdict-comparison-{i}-clauses",
+        )
     for a in rep.amendments:
         title = f"Amendment seq {a.seq} at stage {a.stage} (not the verdict)"
         reason = f"reason: {a.reason or '(none given)'}"
