@@ -168,34 +168,39 @@ async def _trial(
     return FormatTrial(format=fmt, outcome="honoured", latency_s=seconds)
 
 
-async def _object_schema(client: ModelClient, caps: EndpointCapabilities) -> None:
-    """With json_object in use: does the server enforce a schema sent as
-    ``response_format.schema``? Only a reply that follows the probe's enum says so (a model
-    does not guess those values), so servers that ignore the key are never credited with it."""
+async def _object_schema(client: ModelClient, caps: EndpointCapabilities) -> bool:
+    """Does the server enforce a schema sent with json_object as ``response_format.schema``
+    (llama.cpp, llama-cpp-python)? Only a reply that holds one of the probe's enum values says
+    so (no model guesses them), so a server that ignores the key is never credited with it."""
     trial = await _trial(client, "json_object", object_schema=True)
-    caps.json_object_schema = trial.outcome == "honoured"
-    trial.detail = ("schema enforced" if caps.json_object_schema else "schema not enforced") + (
+    enforced = trial.outcome == "honoured"
+    trial.detail = ("schema enforced" if enforced else "schema not enforced") + (
         f": {trial.detail}" if trial.detail else ""
     )
     caps.trials.append(trial)
+    if enforced:
+        caps.response_format, caps.json_object_schema = "json_object", True
+    return enforced
 
 
 async def _formats(client: ModelClient, caps: EndpointCapabilities, choice: FormatChoice) -> None:
+    """The response format structured calls use: the first of json_schema, json_object with
+    the schema enforced, json_object, prompt that works (or the one ``choice`` names)."""
+    if choice == "json_object" and await _object_schema(client, caps):
+        return
     if choice != "auto":
         trial = await _trial(client, choice)
         caps.trials.append(trial)
         if trial.outcome in ("honoured", "unconstrained"):
             caps.response_format = choice
-            if choice == "json_object":
-                await _object_schema(client, caps)
         return
     for fmt in ("json_schema", "json_object"):
+        if fmt == "json_object" and await _object_schema(client, caps):
+            return
         trial = await _trial(client, fmt)  # type: ignore[arg-type]
         caps.trials.append(trial)
         if trial.outcome == "honoured":
             caps.response_format = fmt  # type: ignore[assignment]
-            if fmt == "json_object":
-                await _object_schema(client, caps)
             return
     trial = await _trial(client, "prompt")
     caps.trials.append(trial)
