@@ -112,10 +112,18 @@ def _register_verdict_sweep_report(sub: argparse._SubParsersAction) -> None:
 
     rp = sub.add_parser(
         "report",
-        help="write a Markdown report: verdict, chronology, tables, ε sweep, audit counts, limits",
+        help="write a Markdown report: verdict, chronology, tables, ε sweep, figures, audit "
+        "counts, limits",
     )
     rp.add_argument("run_dir", type=Path, metavar="RUN_DIR")
-    rp.add_argument("--out", type=Path, required=True, metavar="FILE.md")
+    rp.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="FILE.md|DIR",
+        help="the Markdown file, or a directory for DIR/report.md; SVG figures go beside it "
+        "(with the plots extra: pip install 'curiosity-tui[plots]')",
+    )
     rp.set_defaults(handler=_report)
 
 
@@ -231,6 +239,8 @@ def _report(args: argparse.Namespace) -> int:
 
     out = write_report(args.run_dir, args.out)
     print(f"wrote {out}")
+    for fig in sorted(out.parent.glob(f"{out.stem}-*.svg")):
+        print(f"wrote {fig}")
     return 0
 
 
