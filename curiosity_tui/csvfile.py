@@ -62,7 +62,8 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[Cell]]) -> str:
 
 def write_csv(dest: str | Path, header: Sequence[str], rows: Iterable[Sequence[Cell]]) -> int:
     """Write to ``dest`` (``-`` for standard output, else a file, replaced atomically).
-    Returns the number of data rows."""
+    An existing file is replaced only if its name ends in ``.csv``: a mistyped
+    ``--csv RUN.run.json`` must not overwrite the data. Returns the number of data rows."""
     materialised = [list(r) for r in rows]
     text = csv_text(header, materialised)
     if str(dest) == "-":
@@ -72,6 +73,11 @@ def write_csv(dest: str | Path, header: Sequence[str], rows: Iterable[Sequence[C
     path = Path(dest)
     if path.is_dir():
         raise InputError(f"{path}: is a directory; --csv wants a file name or -")
+    if path.exists() and path.suffix.lower() != ".csv":
+        raise InputError(
+            f"{path}: exists and is not a .csv file; not overwritten (remove it or pick a "
+            "name ending in .csv)"
+        )
     try:
         atomic_write_bytes(path, text.encode("utf-8"))
     except OSError as err:

@@ -155,6 +155,10 @@ def test_metrics_csv_bad_destination_is_one_line(runs_dir: Path, tmp_path: Path,
     assert main(["metrics", str(runs_dir), "--csv", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "is a directory" in err and len(err.strip().splitlines()) == 1
+    run_file = runs_dir / "C+cur-r0.run.json"
+    before = run_file.read_bytes()
+    assert main(["metrics", "--csv", str(run_file), str(runs_dir)]) == 2  # a mistyped --csv
+    assert "not overwritten" in capsys.readouterr().err and run_file.read_bytes() == before
     assert main(["metrics", str(runs_dir), "--csv", "--csv-differences"]) == 2
     assert "both go to stdout" in capsys.readouterr().err
 
@@ -175,6 +179,11 @@ def test_agreement_csv(rated_pack: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert q1.fleiss_kappa.interval is not None
     assert float(fleiss["ci_low"]) == q1.fleiss_kappa.interval.low
     assert fleiss["n_boot"] == "50" and fleiss["n_items"] == str(q1.fleiss_kappa.n_items)
+    # the printed text shows the CSV's figures, rounded
+    printed = _cli(["agreement", str(rated_pack), "--boot", "50"], capsys)
+    lo, hi = float(fleiss["ci_low"]), float(fleiss["ci_high"])
+    shown = f"Fleiss' kappa       {float(fleiss['value']):.3f} [{lo:.3f}, {hi:.3f}]"
+    assert shown in printed.split("q2  (")[0]
     q2 = by[("q2", "cohen_kappa", "ann", "bob")]
     assert q2["value"] == "" and q2["undefined_reason"]  # all "some": undefined, said why
     assert float(by[("q2", "raw_agreement", "ann", "bob")]["value"]) == 1.0
