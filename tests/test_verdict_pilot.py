@@ -72,8 +72,8 @@ def test_pilot_lock_run_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[st
     for heading in (
         "## Verdict",
         "## Pre-registration chronology",
-        "### The ledger (§8)",
-        "## ε sweep",
+        "## The ledger (§8)",
+        "### ε sweep",
         "## Closure audit findings per configuration",
         "## Limits the data imposes",
     ):

@@ -1,23 +1,38 @@
-"""``curiosity-tui report RUN_DIR --out FILE.md``: one Markdown file with the verdict and
-its pre-registration chronology, the report-shaped tables, the ε sweep, closure-audit
-finding counts per configuration, and the limits the data imposes.
+"""``curiosity-tui report RUN_DIR --out FILE.md|DIR``: one Markdown file with the verdict and
+its pre-registration chronology, the pilot report's tables (§8 ledger; §4 P2, P3, ε sweep,
+tokens) as real Markdown tables, per-run values per configuration with intervals, every
+registry metric, closure-audit finding counts per configuration, and the limits the data
+imposes. With the ``plots`` extra, SVG figures beside the Markdown (decision 209).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from curiosity_tui.analysis.aggregate import group_by_config
 from curiosity_tui.analysis.completeness import completeness
-from curiosity_tui.analysis.lockchain import find_chain, format_chronology, load_verified_chain
+from curiosity_tui.analysis.lockchain import LockEntry, find_chain, load_verified_chain
+from curiosity_tui.analysis.markdown import md_cell, md_table
 from curiosity_tui.analysis.registry import Registry, default_registry
+from curiosity_tui.analysis.report_tables import (
+    differences_md,
+    ledger_md,
+    p2_md,
+    p3_md,
+    registry_md,
+    spread,
+    spread_md,
+    sweep_md,
+    tokens_md,
+)
 from curiosity_tui.analysis.rundata import RunData, load_runs
-from curiosity_tui.analysis.sweep import format_sweep, sweep_runs
-from curiosity_tui.analysis.tables import format_tables, order_configs
-from curiosity_tui.analysis.verdict import format_report, verdict_for
+from curiosity_tui.analysis.sweep import SweepResult, sweep_runs
+from curiosity_tui.analysis.tables import MetricsDoc, build, order_configs
+from curiosity_tui.analysis.verdict import VerdictReport, format_report, verdict_for
 from curiosity_tui.errors import CuriosityError, InputError
 
 
@@ -102,58 +117,215 @@ def limits(runs: Sequence[RunData]) -> list[str]:
     return out
 
 
-def build_report(run_dir: Path, *, registry: Registry | None = None) -> str:
+#: metrics drawn per run (after the locked rule's own), when they have values
+FIGURE_METRICS = (
+    "max_depth",
+    "nodes_worked",
+    "voluntary_progression",
+    "persistence_pulse3",
+    "closed_with_facts",
+    "live_nodes",
+)
+
+
+class Figures:
+    """Where the report's SVG figures go (``None``: not drawn) and what was drawn."""
+
+    def __init__(self, out_dir: Path | None, stem: str) -> None:
+        from curiosity_tui.analysis import figures
+
+        self.on = out_dir is not None and figures.available()
+        self.out_dir = out_dir
+        self.stem = stem
+        self.written: list[Path] = []
+
+    def draw(self, name: str, draw: Callable[[Path], Path]) -> str | None:
+        """Draw one figure as ``STEM-NAME.svg``; its path relative to the Markdown."""
+        if not self.on or self.out_dir is None:
+            return None
+        path = self.out_dir / f"{self.stem}-{name}.svg"
+        try:
+            self.written.append(draw(path))
+        except OSError as err:
+            raise InputError(f"{path}: cannot write figure: {err.strerror or err}") from err
+        return path.name
+
+    def note(self) -> list[str]:
+        from curiosity_tui.analysis.figures import INSTALL_HINT, available
+
+        if self.on:
+            return []
+        if not available():
+            return [
+                "Figures (the ε sweep curve, per-run values per configuration with intervals) "
+                f"are not drawn: matplotlib is not installed. `{INSTALL_HINT}` and write the "
+                "report again to get them as SVG files beside this one.",
+                "",
+            ]
+        return ["Figures are drawn when the report is written with `report --out`.", ""]
+
+
+def chronology_md(entries: Sequence[LockEntry]) -> list[str]:
+    rows = [[e.seq, e.ts, e.stage, e.short(), e.plan_sha256[:12], e.reason] for e in entries]
+    return md_table(["seq", "ts", "stage", "hash", "plan sha256", "reason"], rows)
+
+
+def _verdict_section(
+    run_dir: Path, runs: Sequence[RunData], reg: Registry
+) -> tuple[list[str], list[str]]:
+    """The verdict and chronology lines, and the locked rule's metrics (none unlocked)."""
+    chain = find_chain(run_dir)
+    lines = ["## Verdict", ""]
+    if chain is None:
+        return [*lines, "No prereg.jsonl: nothing was locked, so there is no verdict.", ""], []
+    entries = load_verified_chain(chain)
+    rep: VerdictReport = verdict_for(entries, runs, registry=reg)
+    lines += ["```text", format_report(rep).replace("```", "ʼʼʼ"), "```", ""]
+    lines += ["## Pre-registration chronology", "", *chronology_md(entries), ""]
+    return lines, [mc.metric for mc in rep.verdict.by_metric]
+
+
+def _results_section(doc: MetricsDoc, sweeps: Sequence[SweepResult], figs: Figures) -> list[str]:
+    lines = ["## The ledger (§8)", ""]
+    ledger = ledger_md(doc)
+    lines += [
+        *(ledger or ["No configuration of the §8 layout is present."]),
+        "",
+        "Final snapshots, mean over runs; the PRESERVE share pools the configuration's sessions."
+        " Closed with facts counts entries in facts and checks neither source nor sufficiency.",
+        "",
+        "## Results (§4)",
+        "",
+    ]
+    for title, pair in (
+        ("P2: same store, with curator", ("B-armed+cur", "C+cur")),
+        ("P2: same store, without curator", ("B-armed-cur", "C-cur")),
+    ):
+        table = p2_md(doc, pair)
+        if table:
+            lines += [f"### {title}", "", *table, ""]
+    p3 = p3_md(doc)
+    if p3:
+        lines += ["### P3: curator removal", "", *p3, ""]
+    lines += _sweep_section(sweeps, figs)
+    lines += ["### Tokens and truncation", "", *tokens_md(doc), ""]
+    lines.append("Completion tokens; curator calls excluded.")
+    return [*lines, ""]
+
+
+def _sweep_section(sweeps: Sequence[SweepResult], figs: Figures) -> list[str]:
+    from curiosity_tui.analysis.figures import sweep_svg
+
+    lines = ["### ε sweep", ""]
+    if not sweeps:
+        return [*lines, "No recorded Δ values (no configuration evaluated tension).", ""]
+    for s in sweeps:
+        lines += [f"{md_cell(s.label)}:", "", *sweep_md(s), "", s.caveat, ""]
+    name = figs.draw("sweep", lambda p: sweep_svg(sweeps, p))
+    if name:
+        lines += [f"![ε sweep: preservation rate against ε]({name})", ""]
+    return lines
+
+
+def _spread_section(doc: MetricsDoc, metrics: Sequence[str], figs: Figures) -> list[str]:
+    from curiosity_tui.analysis.figures import per_run_svg
+
+    lines = ["## Per-run values per configuration", ""]
+    lines.append(
+        "Each run's value, the mean over runs and a 95% percentile bootstrap interval of the "
+        "mean (runs resampled; none below two runs)."
+    )
+    lines.append("")
+    for m in metrics:
+        spreads = [spread(doc.metrics[m][c]) for c in doc.configs]
+        lines += [f"### {m}", "", *spread_md(spreads), ""]
+        name = figs.draw(f"per-run-{m}", partial(per_run_svg, m, spreads))
+        if name:
+            lines += [f"![{m}: per-run values, mean and interval]({name})", ""]
+    return lines
+
+
+def _figure_metrics(doc: MetricsDoc, first: Sequence[str]) -> list[str]:
+    wanted = list(dict.fromkeys([*first, *FIGURE_METRICS]))
+    return [
+        m
+        for m in wanted
+        if m in doc.metrics and any(a.value is not None for a in doc.metrics[m].values())
+    ]
+
+
+def _audit_section(runs: Sequence[RunData]) -> list[str]:
+    lines = ["## Closure audit findings per configuration", ""]
+    audits = audit_counts(runs)
+    rows = [
+        [
+            a.config,
+            a.ledgers,
+            a.audited,
+            ", ".join(f"{k} {v}" for k, v in sorted(a.counts.items())) or "none",
+        ]
+        for a in audits
+    ]
+    lines += md_table(["configuration", "runs", "audited", "findings"], rows)
+    skipped = [x for a in audits for x in a.not_audited]
+    if skipped:
+        lines += ["", "Not audited: " + md_cell("; ".join(skipped))]
+    return [*lines, ""]
+
+
+def build_report(
+    run_dir: Path,
+    *,
+    registry: Registry | None = None,
+    out_dir: Path | None = None,
+    stem: str = "report",
+) -> str:
+    """The report's Markdown; with ``out_dir`` (and matplotlib) its figures are written
+    there as ``STEM-*.svg`` and referenced by name."""
     reg = registry or default_registry()
     runs = load_runs([run_dir])
     if not runs:
         raise InputError(f"{run_dir}: no runs found (ledger dirs or *.run.json files)")
-    lines = [f"# Pilot report: {run_dir}", ""]
-
-    chain = find_chain(run_dir)
-    lines.append("## Verdict")
-    if chain is None:
-        lines += ["", "No prereg.jsonl: nothing was locked, so there is no verdict.", ""]
-    else:
-        entries = load_verified_chain(chain)
-        rep = verdict_for(entries, runs, registry=reg)
-        lines += ["", "```", format_report(rep), "```", ""]
-        lines += ["## Pre-registration chronology", "", "```", format_chronology(entries), "```"]
-        lines.append("")
-
-    tables = format_tables(runs, reg)
-    demoted = "\n".join("##" + ln if ln.startswith("#") else ln for ln in tables.splitlines())
-    lines += ["## Tables", "", demoted, ""]
-
-    lines += ["## ε sweep", ""]
-    sweeps = sweep_runs(runs)
-    if sweeps:
-        lines += ["\n\n".join(format_sweep(s) for s in sweeps), ""]
-    else:
-        lines += ["No recorded Δ values (no configuration evaluated tension).", ""]
-
-    lines += ["## Closure audit findings per configuration", ""]
-    lines.append("| configuration | runs | audited | findings |")
-    lines.append("|---|---|---|---|")
-    audits = audit_counts(runs)
-    for a in audits:
-        found = ", ".join(f"{k} {v}" for k, v in sorted(a.counts.items())) or "none"
-        lines.append(f"| {a.config} | {a.ledgers} | {a.audited} | {found} |")
-    skipped = [x for a in audits for x in a.not_audited]
-    if skipped:
-        lines.append("")
-        lines.append("Not audited: " + "; ".join(skipped))
-    lines.append("")
-
+    figs = Figures(out_dir, stem)
+    doc = build(runs, reg)
+    lines = [f"# Pilot report: {md_cell(run_dir)}", "", *figs.note()]
+    verdict, first = _verdict_section(run_dir, runs, reg)
+    lines += verdict
+    done = completeness(runs)
+    if not done.complete:
+        lines += ["## Runs that did not finish", "", *(f"- {md_cell(x)}" for x in done.lines())]
+        lines += ["", "Metrics count committed sessions only.", ""]
+    lines += _results_section(doc, sweep_runs(runs), figs)
+    lines += _spread_section(doc, _figure_metrics(doc, first), figs)
+    lines += ["## All registry metrics (mean over runs, n = runs with a value)", ""]
+    lines += registry_md(doc, reg)
+    diffs = differences_md(doc)
+    if diffs:
+        lines += ["### Differences (a − b of the means; 95% bootstrap interval, runs resampled)"]
+        lines += ["", *diffs, ""]
+    lines += _audit_section(runs)
     lines += ["## Limits the data imposes", ""]
     lines += [f"- {x}" for x in limits(runs)]
     lines.append("")
     return "\n".join(lines)
 
 
+def report_paths(out: Path) -> tuple[Path, Path]:
+    """``--out FILE.md``: that file, figures beside it; ``--out DIR``: DIR/report.md."""
+    if out.suffix.lower() == ".md" and not out.is_dir():
+        return out, out.parent
+    return out / "report.md", out
+
+
 def write_report(run_dir: Path, out: Path, *, registry: Registry | None = None) -> Path:
-    text = build_report(run_dir, registry=registry)
+    md, out_dir = report_paths(out)
     try:
-        out.write_text(text, encoding="utf-8")
+        out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise InputError(f"{out}: cannot write report: {err.strerror}") from err
-    return out
+        raise InputError(f"{out_dir}: cannot create: {err.strerror or err}") from err
+    text = build_report(run_dir, registry=registry, out_dir=out_dir, stem=md.stem)
+    try:
+        md.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise InputError(f"{md}: cannot write report: {err.strerror}") from err
+    return md

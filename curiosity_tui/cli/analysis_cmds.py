@@ -7,8 +7,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from curiosity_tui.cli.csv_args import add_csv_arg, csv_out
 from curiosity_tui.errors import InputError
+
+if TYPE_CHECKING:
+    from curiosity_tui.analysis.tables import MetricsDoc
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -107,10 +112,18 @@ def _register_verdict_sweep_report(sub: argparse._SubParsersAction) -> None:
 
     rp = sub.add_parser(
         "report",
-        help="write a Markdown report: verdict, chronology, tables, ε sweep, audit counts, limits",
+        help="write a Markdown report: verdict, chronology, tables, ε sweep, figures, audit "
+        "counts, limits",
     )
     rp.add_argument("run_dir", type=Path, metavar="RUN_DIR")
-    rp.add_argument("--out", type=Path, required=True, metavar="FILE.md")
+    rp.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="FILE.md|DIR",
+        help="the Markdown file, or a directory for DIR/report.md; SVG figures go beside it "
+        "(with the plots extra: pip install 'curiosity-tui[plots]')",
+    )
     rp.set_defaults(handler=_report)
 
 
@@ -138,6 +151,10 @@ def _register_metrics(sub: argparse._SubParsersAction) -> None:
         "sessions pooled, e.g. --pool C+cur,C-cur (the report's 24-session figure); repeatable",
     )
     m.add_argument("--json", action="store_true")
+    add_csv_arg(m, "one row per run × metric")
+    add_csv_arg(
+        m, "one row per comparison × metric, intervals as ci_low, ci_high", "--csv-differences"
+    )
     m.set_defaults(handler=_metrics)
 
 
@@ -222,6 +239,8 @@ def _report(args: argparse.Namespace) -> int:
 
     out = write_report(args.run_dir, args.out)
     print(f"wrote {out}")
+    for fig in sorted(out.parent.glob(f"{out.stem}-*.svg")):
+        print(f"wrote {fig}")
     return 0
 
 
@@ -285,7 +304,7 @@ def _metrics(args: argparse.Namespace) -> int:
     from curiosity_tui.analysis.registry import default_registry
     from curiosity_tui.analysis.rundata import load_runs
     from curiosity_tui.analysis.similarity import load_reference_set
-    from curiosity_tui.analysis.tables import format_tables, metrics_json
+    from curiosity_tui.analysis.tables import build, format_tables, metrics_json
 
     reg = default_registry()
     if args.list:
@@ -309,6 +328,25 @@ def _metrics(args: argparse.Namespace) -> int:
         raise InputError("metrics: no runs found (ledger dirs or *.run.json files)")
     refs = [(str(p), load_reference_set(p)) for p in args.reference]
     pools = [parse_pool(p) for p in args.pool]
+    if args.csv is not None or args.csv_differences is not None:
+        _metrics_csv(args, build(runs, reg, refs, pools))
+        return 0
     fn = metrics_json if args.json else format_tables
     print(fn(runs, reg, refs, pools))
     return 0
+
+
+def _metrics_csv(args: argparse.Namespace, doc: MetricsDoc) -> None:
+    from curiosity_tui.analysis.metrics_csv import (
+        DIFFERENCE_COLUMNS,
+        METRIC_COLUMNS,
+        difference_rows,
+        metric_rows,
+    )
+
+    if args.csv == "-" and args.csv_differences == "-":
+        raise InputError("metrics: --csv and --csv-differences cannot both go to stdout")
+    if args.csv is not None:
+        csv_out(args.csv, METRIC_COLUMNS, metric_rows(doc))
+    if args.csv_differences is not None:
+        csv_out(args.csv_differences, DIFFERENCE_COLUMNS, difference_rows(doc))

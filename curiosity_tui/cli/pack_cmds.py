@@ -1,5 +1,5 @@
 """CLI commands for blind packs: ``pack build``, ``pack leakcheck``, ``rate``, ``agreement``,
-``unblind``. Domain work lives in ``curiosity_tui.packs``; the rating app is imported only
+``unblind``, ``ratings export``. Domain work lives in ``curiosity_tui.packs``; the rating app is imported only
 inside ``rate``."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from curiosity_tui.cli.csv_args import add_csv_arg, csv_out
 from curiosity_tui.errors import InputError
 
 if TYPE_CHECKING:
@@ -100,6 +101,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="leave out control items (needs the key; only after unblind)",
     )
     a.add_argument("--key", type=Path, default=None)
+    add_csv_arg(a, "one row per question × statistic (× rater pair)")
     a.set_defaults(handler=_agreement)
 
     u = sub.add_parser(
@@ -114,7 +116,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     u.add_argument("--by", default=None, help="who is unblinding (default: the login name)")
     u.add_argument("--key", type=Path, default=None)
     u.add_argument("--json", action="store_true")
+    add_csv_arg(u, "one row per item × question × rater, with run and configuration")
     u.set_defaults(handler=_unblind)
+    _register_ratings(sub)
+
+
+def _register_ratings(sub: argparse._SubParsersAction) -> None:
+    rt = sub.add_parser("ratings", help="export a pack's ratings (never the key)")
+    rsub = rt.add_subparsers(dest="ratings_command", metavar="ACTION")
+    rt.set_defaults(handler=lambda args: (rt.print_help(), 2)[1])
+    ex = rsub.add_parser(
+        "export",
+        help="every rater's latest rating of every item, one row per item × question × rater",
+        description="CSV from the manifest and the ratings files only; the key is never read, "
+        "so the export of a blind pack stays blind. Columns: docs/csv.md.",
+    )
+    ex.add_argument("packdir", type=Path, metavar="PACKDIR")
+    add_csv_arg(ex, "one row per item × question × rater")
+    ex.set_defaults(handler=_ratings_export)
 
 
 def _print_json(model: object) -> None:
@@ -275,10 +294,23 @@ def _agreement(args: argparse.Namespace) -> int:
         real_only=args.real_only,
         key_path=args.key,
     )
-    if args.json:
+    if args.csv is not None:
+        from curiosity_tui.packs.pack_csv import AGREEMENT_COLUMNS, agreement_rows
+
+        csv_out(args.csv, AGREEMENT_COLUMNS, agreement_rows(rep))
+    elif args.json:
         _print_json(rep)
     else:
         print(format_agreement(rep))
+    return 0
+
+
+def _ratings_export(args: argparse.Namespace) -> int:
+    from curiosity_tui.packs.pack import Pack
+    from curiosity_tui.packs.pack_csv import RATINGS_COLUMNS, ratings_rows
+
+    pack = Pack.open(args.packdir)
+    csv_out(args.csv or "-", RATINGS_COLUMNS, ratings_rows(pack))
     return 0
 
 
@@ -287,7 +319,11 @@ def _unblind(args: argparse.Namespace) -> int:
 
     by = args.by or getpass.getuser()
     rep = unblind(args.packdir, by=f"human:{by}", force=args.force, key_path=args.key)
-    if args.json:
+    if args.csv is not None:
+        from curiosity_tui.packs.pack_csv import UNBLIND_COLUMNS, unblind_rows
+
+        csv_out(args.csv, UNBLIND_COLUMNS, unblind_rows(rep))
+    elif args.json:
         _print_json(rep)
     else:
         print(format_unblind(rep))

@@ -1,0 +1,103 @@
+"""SVG figures for ``report`` with the optional ``plots`` extra (matplotlib; decision 209).
+
+- the ε sweep curve: preservation rate against ε, one line per configuration, the
+  recorded ε marked;
+- per-run values per configuration for one metric: every run a dot, the mean a bar with
+  its 95% bootstrap interval (runs resampled).
+
+No pyplot and no global backend: each figure is a ``matplotlib.figure.Figure`` drawn on its
+own Agg/SVG canvas, so importing this never changes anyone's matplotlib state. Output is
+deterministic (fixed ``svg.hashsalt``, no date in the metadata): the same data gives the same
+bytes. Every series carries an SVG id (``sweep-CONFIG``, ``runs-CONFIG``, ``mean-CONFIG``)
+so tests and readers can find it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from curiosity_tui.analysis.report_tables import ConfigSpread
+from curiosity_tui.analysis.sweep import SweepResult
+
+__all__ = ["INSTALL_HINT", "available", "per_run_svg", "sweep_svg"]
+
+INSTALL_HINT = "pip install 'curiosity-tui[plots]'"
+_SALT = "curiosity-tui"
+
+
+def available() -> bool:
+    """Is matplotlib importable (the ``plots`` extra installed)?"""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _figure(width: float, height: float) -> Any:
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _save(fig: Any, path: Path) -> Path:
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.hashsalt": _SALT, "svg.fonttype": "none"}):
+        fig.savefig(path, format="svg", metadata={"Date": None})
+    return path
+
+
+def sweep_svg(results: Sequence[SweepResult], path: Path) -> Path:
+    """Preservation rate against ε, one line (with a marker per threshold) per sweep."""
+    fig = _figure(6.0, 3.6)
+    ax = fig.add_subplot()
+    recorded: set[float] = set()
+    for res in results:
+        pts = [(r.epsilon, r.rate) for r in res.rows if r.rate is not None]
+        (line,) = ax.plot(
+            [e for e, _ in pts], [v for _, v in pts], marker="o", label=f"{res.label} (n={res.n})"
+        )
+        line.set_gid(f"sweep-{res.label}")
+        recorded.update(res.recorded_epsilons)
+    for e in sorted(recorded):
+        ax.axvline(e, linestyle=":", color="grey", gid=f"recorded-{e:g}")
+    ax.set_xlabel("ε (PRESERVE iff Δ < −ε)")
+    ax.set_ylabel("preservation rate")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title("ε sweep: recorded Δ re-classified (not runs at each ε)", fontsize=9)
+    ax.legend(fontsize=8)
+    return _save(fig, path)
+
+
+def per_run_svg(metric: str, spreads: Sequence[ConfigSpread], path: Path) -> Path:
+    """Per-run values (dots) and the mean with its interval (bar) per configuration."""
+    fig = _figure(max(3.0, 1.3 * len(spreads) + 1.5), 3.6)
+    ax = fig.add_subplot()
+    for x, s in enumerate(spreads):
+        k = len(s.values)
+        offsets = [0.0] if k == 1 else [-0.15 + 0.3 * i / (k - 1) for i in range(k)]
+        ax.plot(
+            [x + o for o in offsets[:k]],
+            s.values,
+            linestyle="none",
+            marker="o",
+            alpha=0.6,
+            color="tab:blue",
+            gid=f"runs-{s.config}",
+        )
+        if s.mean is None:
+            continue
+        lo = max(0.0, s.mean - s.ci_low) if s.ci_low is not None else 0.0
+        hi = max(0.0, s.ci_high - s.mean) if s.ci_high is not None else 0.0
+        bar = ax.errorbar([x + 0.3], [s.mean], yerr=[[lo], [hi]], fmt="s", color="black", capsize=4)
+        bar.lines[0].set_gid(f"mean-{s.config}")
+        if s.ci_low is not None:
+            bar.lines[2][0].set_gid(f"interval-{s.config}")
+    ax.set_xticks(range(len(spreads)), [s.config for s in spreads], fontsize=8)
+    ax.set_xlim(-0.6, len(spreads) - 0.4)
+    ax.set_ylabel(metric)
+    ax.set_title(f"{metric}: runs (dots), mean and 95% interval (bar)", fontsize=9)
+    return _save(fig, path)

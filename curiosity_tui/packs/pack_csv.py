@@ -1,0 +1,153 @@
+"""CSV rows of the pack commands, in long format (docs/csv.md names every column):
+
+- ``agreement --csv``: one row per question × statistic (× rater pair for the pairwise ones),
+  the figures :func:`~curiosity_tui.packs.pack_agreement.format_agreement` prints, with the
+  interval as two columns;
+- ``unblind --csv``: one row per item × question × rater, with the key's run and
+  configuration — the rows behind the printed "items" list and per-configuration tables;
+- ``ratings export PACK --csv``: one row per item × question × rater with category, grounds
+  and quotes. Built from the manifest and the ratings files only: nothing from the key.
+
+Every rater is listed for every item and question; a rating not (yet) given has empty cells.
+"""
+
+from __future__ import annotations
+
+import json
+
+from curiosity_tui.csvfile import Cell
+from curiosity_tui.packs.agreement import QuestionAgreement
+from curiosity_tui.packs.pack import Pack
+from curiosity_tui.packs.pack_agreement import PackAgreement
+from curiosity_tui.packs.rating import latest_by_item
+from curiosity_tui.packs.statistics import Estimate
+from curiosity_tui.packs.unblind import UnblindReport, all_ratings
+
+__all__ = [
+    "AGREEMENT_COLUMNS",
+    "RATINGS_COLUMNS",
+    "UNBLIND_COLUMNS",
+    "agreement_rows",
+    "ratings_rows",
+    "unblind_rows",
+]
+
+AGREEMENT_COLUMNS: tuple[str, ...] = (
+    "question",
+    "statistic",
+    "rater_a",
+    "rater_b",
+    "value",
+    "ci_low",
+    "ci_high",
+    "confidence",
+    "n_boot",
+    "n_items",
+    "n_dropped",
+    "undefined_reason",
+)
+
+UNBLIND_COLUMNS: tuple[str, ...] = (
+    "item",
+    "kind",
+    "control",
+    "run",
+    "config",
+    "question",
+    "rater",
+    "category",
+)
+
+RATINGS_COLUMNS: tuple[str, ...] = (
+    "pack_id",
+    "item",
+    "cluster",
+    "question",
+    "rater",
+    "revision",
+    "ts",
+    "category",
+    "grounds",
+    "n_quotes",
+    "quotes",
+)
+
+
+def _estimate_cells(e: Estimate) -> list[Cell]:
+    iv = e.interval
+    return [
+        e.value,
+        iv.low if iv else None,
+        iv.high if iv else None,
+        iv.confidence if iv else None,
+        iv.n_boot if iv else None,
+        e.n_items,
+        e.n_dropped,
+        e.undefined_reason,
+    ]
+
+
+def _question_rows(qa: QuestionAgreement) -> list[list[Cell]]:
+    rows: list[list[Cell]] = [
+        [qa.question, "raw_agreement", None, None, *_estimate_cells(qa.raw_agreement)],
+        [qa.question, "fleiss_kappa", None, None, *_estimate_cells(qa.fleiss_kappa)],
+        [qa.question, "krippendorff_alpha", None, None, *_estimate_cells(qa.krippendorff_alpha)],
+    ]
+    for p in qa.pairs:
+        rows.append(
+            [qa.question, "raw_agreement", p.rater_a, p.rater_b, *_estimate_cells(p.raw_agreement)]
+        )
+        rows.append(
+            [qa.question, "cohen_kappa", p.rater_a, p.rater_b, *_estimate_cells(p.cohen_kappa)]
+        )
+    return rows
+
+
+def agreement_rows(rep: PackAgreement) -> list[list[Cell]]:
+    """Per question: raw agreement, Fleiss' κ, Krippendorff's α over all raters (rater
+    columns empty), then raw agreement and Cohen's κ for each rater pair."""
+    return [row for qa in rep.questions for row in _question_rows(qa)]
+
+
+def unblind_rows(rep: UnblindReport) -> list[list[Cell]]:
+    """item (pack order) × question (scheme order) × rater (name order)."""
+    questions = [t.question for t in rep.tables]
+    raters = rep.completeness.raters
+    rows: list[list[Cell]] = []
+    for it in rep.items:
+        for q in questions:
+            for r in raters:
+                cat = it.categories.get(r, {}).get(q)
+                rows.append([it.item, it.kind, it.control, it.run, it.config, q, r, cat])
+    return rows
+
+
+def ratings_rows(pack: Pack) -> list[list[Cell]]:
+    """Each rater's latest revision of each item, item (pack order) × question × rater.
+    ``quotes`` is a JSON array of strings (decision 207)."""
+    latest = {rater: latest_by_item(recs) for rater, recs in all_ratings(pack).items()}
+    raters = sorted(set(latest) | set(pack.manifest.expected_raters))
+    clusters = pack.clusters
+    rows: list[list[Cell]] = []
+    for item in pack.order:
+        for q in pack.scheme.questions:
+            for r in raters:
+                rec = latest.get(r, {}).get(item)
+                ans = rec.answers.get(q.id) if rec else None
+                head: list[Cell] = [pack.manifest.pack_id, item, clusters[item], q.id, r]
+                if rec is None or ans is None:
+                    rows.append([*head, None, None, None, None, None, None])
+                    continue
+                quotes = json.dumps(ans.quotes, ensure_ascii=False)
+                rows.append(
+                    [
+                        *head,
+                        rec.revision,
+                        rec.ts,
+                        ans.category,
+                        ans.grounds,
+                        len(ans.quotes),
+                        quotes,
+                    ]
+                )
+    return rows
