@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from curiosity_tui.packs.agreement import QuestionAgreement, question_agreement
 from curiosity_tui.packs.pack import Pack
-from curiosity_tui.packs.rating import latest_by_item
+from curiosity_tui.packs.rating import rated_items
 from curiosity_tui.packs.unblind import all_ratings
 
 __all__ = ["PackAgreement", "format_agreement", "pack_agreement"]
@@ -55,7 +55,7 @@ def pack_agreement(
         key = read_key(pack, key_path)
         order = [i for i in order if key.items[i].kind == "run"]
         scope = f"real items only ({len(order)} of {len(pack.order)}; controls left out)"
-    latest_records = {rater: latest_by_item(recs) for rater, recs in records.items()}
+    latest_records = {rater: rated_items(recs) for rater, recs in records.items()}
     questions = []
     for q in pack.scheme.questions:
         per_rater: dict[str, dict[str, str]] = {}

@@ -31,7 +31,7 @@ from curiosity_tui.packs.pack import (
 )
 from curiosity_tui.packs.rating import (
     RatingError,
-    latest_by_item,
+    rated_items,
     ratings_path,
     read_rater_file,
     refuse_copied_records,
@@ -167,7 +167,7 @@ def completeness(pack: Pack) -> Completeness:
     missing: dict[str, list[str]] = {}
     files: dict[str, dict[str, Any]] = {}
     for r in raters:
-        have = {rec.item for rec in records.get(r, [])}
+        have = set(rated_items(records.get(r, [])))  # a missing rating is not a rating
         rated[r] = sum(1 for i in order if i in have)
         missing[r] = [i for i in order if i not in have]
         path = pack.ratings_dir / f"{r}.jsonl"
@@ -367,7 +367,7 @@ def _latest_categories(pack: Pack) -> dict[str, dict[str, dict[str, str]]]:
     latest: dict[str, dict[str, dict[str, str]]] = {}
     known = {q.id: q.category_ids for q in pack.scheme.questions}
     for rater, recs in all_ratings(pack).items():
-        for item, rec in latest_by_item(recs).items():
+        for item, rec in rated_items(recs).items():
             for qid, a in rec.answers.items():
                 if a.category not in known.get(qid, ()):
                     _unknown_answer(pack, rater, item, qid, a.category, known)
