@@ -242,3 +242,25 @@ def test_only_model_raters_rate_with_a_model(pack: Path) -> None:
         with pytest.raises(RatingError, match="not a model rater"):
             _rate(pack, srv, rater="ann")
         assert srv.requests == []
+
+
+def test_cli_rate_with_a_model(pack: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from curiosity_tui.cli import main
+
+    with ScriptedServer(responder=_attempts_responder({2: 9})) as srv:
+        argv = ["rate", str(pack), "--rater", "model:m1", "--model", "scripted",
+                "--base-url", srv.base_url, "--api-key", "sk-cli-key"]  # fmt: skip
+        assert main(argv) == 0
+        kinds = {r.kind for r in srv.requests}
+    out = capsys.readouterr().out
+    order = Pack.open(pack).order
+    assert kinds == {"probe", RATE_KIND}
+    assert f"{len(order) - 1} rated" in out and "1 missing" in out and f"missing {order[1]}" in out
+    assert "sk-cli-key" not in (pack / "ratings" / "model:m1.jsonl").read_text()
+    # a human name with --model, or a model name without it: one line, nothing stored
+    assert main(["rate", str(pack), "--rater", "ann", "--model", "m"]) == 2
+    assert "model:NAME" in capsys.readouterr().err
+    assert main(["rate", str(pack), "--rater", "model:m2"]) == 2
+    assert "pass --model" in capsys.readouterr().err
+    assert not (pack / "ratings" / "ann.jsonl").exists()
+    assert not (pack / "ratings" / "model:m2.jsonl").exists()

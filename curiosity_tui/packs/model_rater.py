@@ -35,6 +35,7 @@ from curiosity_tui.protocol.client import ModelCallError, ModelClient
 
 __all__ = [
     "RATE_KIND",
+    "format_model_run",
     "ModelRatingRun",
     "rate_pack",
     "rating_messages",
@@ -261,3 +262,16 @@ def _save(
     run.rated.append(item_id)
     if by.calls > 1:
         run.repaired += 1
+
+
+def format_model_run(run: ModelRatingRun) -> str:
+    """The run as text: what was rated, what is missing and why."""
+    lines = [
+        f"{run.rater} ({run.model} at {run.endpoint or 'the default endpoint'}): "
+        f"{len(run.attempted)} of {run.items} items to rate; {len(run.rated)} rated"
+        f" ({run.repaired} after a repair), {len(run.missing)} missing"
+    ]
+    lines += [f"  missing {item}: {why}" for item, why in run.missing.items()]
+    if run.missing:
+        lines.append("run the same command again to retry the missing ones")
+    return "\n".join(lines)
