@@ -264,3 +264,74 @@ def test_cli_rate_with_a_model(pack: Path, capsys: pytest.CaptureFixture[str]) -
     assert "pass --model" in capsys.readouterr().err
     assert not (pack / "ratings" / "ann.jsonl").exists()
     assert not (pack / "ratings" / "model:m2.jsonl").exists()
+
+
+def _mixed_pack(pack: Path) -> list[str]:
+    """ann and bob (humans), model:m1 on every item, model:m2 missing the second item."""
+    _human_ratings(pack)
+    with ScriptedServer(responder=lambda kind, session, body: reply()) as srv:
+        _rate(pack, srv, rater="model:m1")
+    with ScriptedServer(responder=_attempts_responder({2: 9})) as srv:
+        _rate(pack, srv, rater="model:m2")
+    return Pack.open(pack).order
+
+
+def test_agreement_reports_human_model_and_cross_groups_never_pooled(pack: Path) -> None:
+    from curiosity_tui.packs.pack_agreement import format_agreement, pack_agreement
+
+    order = _mixed_pack(pack)
+    rep = pack_agreement(pack, n_boot=50)
+    assert rep.groups == {"human": ["ann", "bob"], "model": ["model:m1", "model:m2"]}
+    assert [(qa.question, qa.group) for qa in rep.questions] == [
+        (q, g) for q in ("q1", "q2") for g in ("human", "model", "human-model")
+    ]
+    human, model, cross = rep.questions[:3]
+    assert human.raters == ["ann", "bob"] and model.raters == ["model:m1", "model:m2"]
+    assert [(p.rater_a, p.rater_b) for p in human.pairs] == [("ann", "bob")]
+    assert human.pairs[0].group == "human" and human.pairs[0].cohen_kappa.value is not None
+    assert {p.group for p in cross.pairs} == {"human-model"} and len(cross.pairs) == 4
+    assert cross.fleiss_kappa.value is None and "pool" in (
+        cross.fleiss_kappa.undefined_reason or ""
+    )
+    # ann always "fresh", bob and the models always "built" on q1
+    by_pair = {(p.rater_a, p.rater_b): p for p in cross.pairs}
+    assert by_pair[("ann", "model:m1")].raw_agreement.value == 0.0
+    assert by_pair[("bob", "model:m1")].raw_agreement.value == 1.0
+    # m2's missing rating is missing, not a category
+    m1m2 = model.pairs[0]
+    assert m1m2.n_items == len(order) - 1
+    assert sum(model.category_counts["model:m2"].values()) == len(order) - 1
+    assert not rep.pooled
+    text = format_agreement(rep)
+    rows = [ln for ln in text.splitlines() if "kappa" in ln or "raw agreement" in ln]
+    assert rows and all(ln.strip().startswith("[") for ln in rows)
+    assert "never pooled" in text and "[pooled]" not in text
+    pooled = pack_agreement(pack, n_boot=50, pool_groups=True)
+    assert pooled.pooled and [qa.group for qa in pooled.questions][:4] == [
+        "human",
+        "model",
+        "human-model",
+        "pooled",
+    ]
+    assert "POOLED" in format_agreement(pooled)
+
+
+def test_unblind_tables_are_per_group(pack: Path) -> None:
+    from curiosity_tui.packs.unblind import format_unblind, unblind
+
+    order = _mixed_pack(pack)
+    rep = unblind(pack, by="human:cy", force=True)  # model:m2 has a missing rating
+    assert rep.forced and "model:m2" in rep.completeness.reason
+    assert rep.rater_groups["model:m1"] == "model" and rep.rater_groups["ann"] == "human"
+    q1 = {t.group: t for t in rep.tables if t.question == "q1"}
+    assert set(q1) == {"human", "model"}
+    n_real = sum(1 for it in rep.items if it.kind == "run")
+    assert sum(sum(r.values()) for r in q1["human"].by_rating.values()) == 2 * n_real
+    assert sum(r["fresh"] for r in q1["human"].by_rating.values()) == n_real  # ann only
+    assert sum(r["fresh"] for r in q1["model"].by_rating.values()) == 0
+    assert sum(sum(r.values()) for r in q1["model"].by_rating.values()) == 2 * n_real - (
+        1 if rep.items[1].kind == "run" else 0
+    )
+    text = format_unblind(rep)
+    assert "q1 — model raters" in text and "q1 — human raters" in text
+    assert len(order) == len(rep.items)

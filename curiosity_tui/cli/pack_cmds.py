@@ -110,6 +110,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="leave out control items (needs the key; only after unblind)",
     )
     a.add_argument("--key", type=Path, default=None)
+    a.add_argument(
+        "--pool-groups",
+        action="store_true",
+        help="also report human and model raters pooled (rows labelled pooled)",
+    )
     a.set_defaults(handler=_agreement)
 
     u = sub.add_parser(
@@ -352,6 +357,7 @@ def _agreement(args: argparse.Namespace) -> int:
         seed=args.seed,
         real_only=args.real_only,
         key_path=args.key,
+        pool_groups=args.pool_groups,
     )
     if args.json:
         _print_json(rep)
