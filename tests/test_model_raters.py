@@ -190,13 +190,14 @@ def test_no_model_request_carries_another_raters_work_or_the_key(
     every = "\n".join(with_others)
     assert not any(g in every for g in marks)
     assert "ann" not in every and "bob" not in every
-    forbidden = {key["pack_id"], str(key["seed"])} | {
+    forbidden = {key["pack_id"]} | {
         v
         for entry in key["items"].values()
         for f, v in entry.items()
         if f in ("run", "ledger", "config", "base_item") and isinstance(v, str) and len(v) > 2
     }
     forbidden |= {Path(e["ledger"]).name for e in key["items"].values()}
+    assert len(forbidden) > 6  # run names, ledgers, configurations, the pack id
     leaked = sorted(f for f in forbidden if f in every)
     assert leaked == []
     # and the input is only the scheme and the item, exactly
@@ -335,3 +336,15 @@ def test_unblind_tables_are_per_group(pack: Path) -> None:
     text = format_unblind(rep)
     assert "q1 — model raters" in text and "q1 — human raters" in text
     assert len(order) == len(rep.items)
+
+
+def test_a_server_without_json_schema_gets_json_object(pack: Path) -> None:
+    with ScriptedServer(
+        responder=lambda kind, session, body: reply(), supports_json_schema=False
+    ) as srv:
+        run = _rate(pack, srv, concurrency=2)
+        formats = {(r.body.get("response_format") or {}).get("type") for r in srv.requests}
+    assert run.rated == Pack.open(pack).order
+    assert "json_object" in formats
+    recs = read_ratings(pack / "ratings" / "model:m1.jsonl")
+    assert {r.by_model.response_format for r in recs if r.by_model} == {"json_object"}

@@ -79,7 +79,9 @@ def _answer_model(q: Question, n: int) -> type[BaseModel]:
         grounds=(str, Field(description="one line: why this category")),
         quotes=(
             list[str],
-            Field(description=f"0 to {q.max_quotes} statements copied exactly from the item"),
+            Field(
+                description=f"{q.min_quotes} to {q.max_quotes} statements copied exactly from the item"
+            ),
         ),
     )
     return model
