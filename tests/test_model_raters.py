@@ -257,7 +257,13 @@ def test_cli_rate_with_a_model(pack: Path, capsys: pytest.CaptureFixture[str]) -
     order = Pack.open(pack).order
     assert kinds == {"probe", RATE_KIND}
     assert f"{len(order) - 1} rated" in out and "1 missing" in out and f"missing {order[1]}" in out
+    assert f"  {order[0]}: rated\n  {order[1]}: missing\n" in out
     assert "sk-cli-key" not in (pack / "ratings" / "model:m1.jsonl").read_text()
+    with ScriptedServer(responder=lambda kind, session, body: reply()) as srv:
+        assert main([*argv[:-4], "--base-url", srv.base_url, "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["attempted"] == [order[1]] and again["rated"] == [order[1]]
+    assert again["missing"] == {}
     # a human name with --model, or a model name without it: one line, nothing stored
     assert main(["rate", str(pack), "--rater", "ann", "--model", "m"]) == 2
     assert "model:NAME" in capsys.readouterr().err

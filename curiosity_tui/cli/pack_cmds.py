@@ -336,7 +336,14 @@ async def _model_run(args: argparse.Namespace, session: RatingSession) -> ModelR
             print(f"endpoint: {caps.summary()}")
         slots = client.server_slots
         limit = min(args.concurrency, slots) if slots else args.concurrency
-        return await rate_pack(session, client, concurrency=limit, max_tokens=args.max_tokens)
+
+        def progress(item: str, ok: bool) -> None:
+            if not args.json:  # one line an item: a CPU model takes minutes over a pack
+                print(f"  {item}: {'rated' if ok else 'missing'}", flush=True)
+
+        return await rate_pack(
+            session, client, concurrency=limit, max_tokens=args.max_tokens, progress=progress
+        )
 
 
 def _agreement(args: argparse.Namespace) -> int:
