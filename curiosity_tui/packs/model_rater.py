@@ -217,13 +217,12 @@ async def rate_pack(
     done = rated_items(session.records)
     todo = [i for i in session.order if i not in done]
     gate = asyncio.Semaphore(concurrency)
+    place = {item_id: n for n, item_id in enumerate(session.order, start=1)}
 
     async def bounded(item_id: str) -> _Outcome:
         async with gate:
-            n = session.order.index(item_id) + 1
-            return await _rate_one(
-                client, session.scheme, session.pack.item(item_id), n, max_tokens
-            )
+            item = session.pack.item(item_id)
+            return await _rate_one(client, session.scheme, item, place[item_id], max_tokens)
 
     tasks = [asyncio.ensure_future(bounded(i)) for i in todo]
     run = ModelRatingRun(
