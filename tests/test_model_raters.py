@@ -354,3 +354,29 @@ def test_a_server_without_json_schema_gets_json_object(pack: Path) -> None:
     assert "json_object" in formats
     recs = read_ratings(pack / "ratings" / "model:m1.jsonl")
     assert {r.by_model.response_format for r in recs if r.by_model} == {"json_object"}
+
+
+def test_items_are_rated_concurrently_bounded_and_written_in_order(pack: Path) -> None:
+    import threading
+
+    third_arrived = threading.Event()
+    lock = threading.Lock()
+    active = [0, 0]  # now, most at once
+
+    def respond(kind: str, session: int, body: dict[str, Any]) -> dict[str, Any]:
+        with lock:
+            active[0] += 1
+            active[1] = max(active)
+        if session == 3:
+            third_arrived.set()
+        if session == 1:  # item 1 answers only once item 3 was sent: 2 finished first
+            third_arrived.wait(timeout=60)
+        with lock:
+            active[0] -= 1
+        return reply()
+
+    with ScriptedServer(responder=respond) as srv:
+        _rate(pack, srv, concurrency=2)
+    assert third_arrived.is_set() and active[1] == 2
+    recs = read_ratings(pack / "ratings" / "model:m1.jsonl")
+    assert [r.item for r in recs] == Pack.open(pack).order
