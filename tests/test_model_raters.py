@@ -380,3 +380,18 @@ def test_items_are_rated_concurrently_bounded_and_written_in_order(pack: Path) -
     assert third_arrived.is_set() and active[1] == 2
     recs = read_ratings(pack / "ratings" / "model:m1.jsonl")
     assert [r.item for r in recs] == Pack.open(pack).order
+
+
+def test_a_refusal_is_missing_and_its_text_is_shown_safely(pack: Path) -> None:
+    from curiosity_tui.packs.model_rater import format_model_run
+
+    nasty = "I will not \x1b[2J rate\nthis"
+    with ScriptedServer(
+        responder=lambda k, s, b: Reply(fault="refusal", reply=nasty) if s == 1 else reply()
+    ) as srv:
+        run = _rate(pack, srv)
+    first = Pack.open(pack).order[0]
+    assert list(run.missing) == [first] and "refused" in run.missing[first]
+    text = format_model_run(run)
+    assert "\x1b" not in text and f"missing {first}: " in text
+    assert len([ln for ln in text.splitlines() if first in ln]) == 1

@@ -32,6 +32,7 @@ from curiosity_tui.packs.rating import (
 )
 from curiosity_tui.packs.schemes import Question, Scheme
 from curiosity_tui.protocol.client import ModelCallError, ModelClient
+from curiosity_tui.textsafe import terminal_safe
 
 __all__ = [
     "RATE_KIND",
@@ -272,7 +273,11 @@ def format_model_run(run: ModelRatingRun) -> str:
         f"{len(run.attempted)} of {run.items} items to rate; {len(run.rated)} rated"
         f" ({run.repaired} after a repair), {len(run.missing)} missing"
     ]
-    lines += [f"  missing {item}: {why}" for item, why in run.missing.items()]
+    # a reason can quote the model (a refusal's text): untrusted, shown on one safe line
+    lines += [
+        f"  missing {item}: {terminal_safe(' '.join(why.split()))}"
+        for item, why in run.missing.items()
+    ]
     if run.missing:
         lines.append("run the same command again to retry the missing ones")
     return "\n".join(lines)
