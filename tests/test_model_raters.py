@@ -269,6 +269,10 @@ def test_cli_rate_with_a_model(pack: Path, capsys: pytest.CaptureFixture[str]) -
     assert "model:NAME" in capsys.readouterr().err
     assert main(["rate", str(pack), "--rater", "model:m2"]) == 2
     assert "pass --model" in capsys.readouterr().err
+    assert (
+        main(["rate", str(pack), "--rater", "model:m2", "--model", "m", "--concurrency", "0"]) == 2
+    )
+    assert "--concurrency must be at least 1" in capsys.readouterr().err
     assert not (pack / "ratings" / "ann.jsonl").exists()
     assert not (pack / "ratings" / "model:m2.jsonl").exists()
 

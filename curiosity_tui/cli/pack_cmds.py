@@ -310,6 +310,8 @@ def _rate_with_model(args: argparse.Namespace, session: RatingSession) -> int:
     for flag in ("concurrency", "max_tokens"):
         if getattr(args, flag) < 1:
             raise InputError(f"--{flag.replace('_', '-')} must be at least 1")
+    if args.max_retries < 0 or not args.timeout > 0:
+        raise InputError("--max-retries must be 0 or more and --timeout a positive number")
     run = asyncio.run(_model_run(args, session))
     if args.json:
         _print_json(run)
