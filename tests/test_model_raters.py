@@ -74,6 +74,7 @@ def test_model_rater_names_and_groups() -> None:
 
 def test_clean_endpoint_drops_credentials() -> None:
     assert clean_endpoint("http://u:secret@host:8080/v1?key=k#f") == "http://host:8080/v1"
+    assert clean_endpoint("http://[::1]:8080/v1") == "http://[::1]:8080/v1"
     assert clean_endpoint(None) is None
 
 

@@ -67,6 +67,7 @@ def clean_endpoint(base_url: str | None) -> str | None:
         return None
     parts = urlsplit(base_url)
     host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host  # an IPv6 address keeps its brackets
     netloc = f"{host}:{parts.port}" if parts.port else host
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
