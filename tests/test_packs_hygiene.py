@@ -20,6 +20,8 @@ PACK_MODULES = [
     "curiosity_tui.packs.leakcheck",
     "curiosity_tui.packs.pack_agreement",
     "curiosity_tui.packs.synthetic",
+    "curiosity_tui.packs.model_rater",
+    "curiosity_tui.packs.rater_groups",
     "curiosity_tui.cli.pack_cmds",
 ]
 

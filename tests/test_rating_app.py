@@ -182,10 +182,46 @@ async def test_agreement_screen_shows_tables_and_undefined(pack: Path) -> None:
         await pilot.pause()
         scr = app.screen
         assert isinstance(scr, AgreementScreen) and scr.report is not None
-        q1 = scr.query_one("#summary-q1", DataTable)
+        q1 = scr.query_one("#summary-human-q1", DataTable)
         row = q1.get_row_at(1)
-        assert row[0] == "Fleiss' κ" and row[1] == "undefined" and "one category" in row[3]
-        q2 = scr.query_one("#summary-q2", DataTable)
-        assert q2.get_row_at(1)[1] == "1.000"
-        counts = scr.query_one("#counts-q2", DataTable)
-        assert counts.get_row_at(0) == ["ann", "2", "2", "2"]
+        assert row[:3] == ["human", "Fleiss' κ", "undefined"] and "one category" in row[4]
+        q2 = scr.query_one("#summary-human-q2", DataTable)
+        assert q2.get_row_at(1)[2] == "1.000"
+        counts = scr.query_one("#counts-human-q2", DataTable)
+        assert counts.get_row_at(0) == ["human", "ann", "2", "2", "2"]
+
+
+async def test_agreement_screen_shows_each_group_in_every_row(pack: Path) -> None:
+    from curiosity_tui.packs.rating import ModelRating
+
+    by = ModelRating(model="m", endpoint="http://127.0.0.1:1/v1", calls=1)
+    for rater in ("ann", "bob", "model:m1", "model:m2"):
+        s = RatingSession(pack, rater)
+        for k, item in enumerate(s.order):
+            answers = {
+                "q1": {"category": "built", "grounds": "g"},
+                "q2": {"category": ["none", "some", "many"][k % 3], "grounds": "g"},
+            }
+            s.save(item, answers, by_model=by if rater.startswith("model:") else None)
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(AgreementScreen(pack, n_boot=100))
+
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        scr = app.screen
+        assert isinstance(scr, AgreementScreen) and scr.report is not None
+        for group in ("human", "model", "human-model"):
+            table = scr.query_one(f"#summary-{group}-q2", DataTable)
+            rows = [table.get_row_at(i) for i in range(table.row_count)]
+            assert rows and all(r[0] == group for r in rows)
+        cross = scr.query_one("#summary-human-model-q2", DataTable)
+        assert cross.get_row_at(1)[2] == "undefined"  # Fleiss across groups: never pooled
+        kappas = [cross.get_row_at(i)[1] for i in range(cross.row_count)]
+        assert "Cohen's κ ann × model:m1" in kappas and "Cohen's κ ann × bob" not in kappas
+        assert not scr.query("#counts-human-model-q2")
+        model_counts = scr.query_one("#counts-model-q2", DataTable)
+        assert model_counts.get_row_at(0)[:2] == ["model", "model:m1"]

@@ -17,6 +17,8 @@ from curiosity_tui.errors import InputError
 if TYPE_CHECKING:
     from curiosity_tui.packs.build import BuildResult
     from curiosity_tui.packs.leakcheck import LeakReport
+    from curiosity_tui.packs.model_rater import ModelRatingRun
+    from curiosity_tui.packs.rating import RatingSession
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -84,9 +86,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     lk.add_argument("--json", action="store_true")
     lk.set_defaults(handler=_leakcheck)
 
-    r = sub.add_parser("rate", help="rate a blind pack in the terminal app")
+    r = sub.add_parser(
+        "rate",
+        help="rate a blind pack in the terminal app, or with --model as a model rater",
+        description="A human rates in the terminal app. With --model, the model rates every "
+        "item not yet rated through the same scheme and validators, as rater model:NAME.",
+    )
     r.add_argument("packdir", type=Path, metavar="PACKDIR")
-    r.add_argument("--rater", required=True, metavar="NAME")
+    r.add_argument(
+        "--rater", required=True, metavar="NAME", help="NAME, or model:NAME with --model"
+    )
+    _model_rater_flags(r)
     r.set_defaults(handler=_rate)
 
     a = sub.add_parser("agreement", help="agreement statistics on a pack's ratings")
@@ -102,6 +112,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     a.add_argument("--key", type=Path, default=None)
     add_csv_arg(a, "one row per question × statistic (× rater pair)")
+    a.add_argument(
+        "--pool-groups",
+        action="store_true",
+        help="also report human and model raters pooled (rows labelled pooled)",
+    )
     a.set_defaults(handler=_agreement)
 
     u = sub.add_parser(
@@ -134,6 +149,28 @@ def _register_ratings(sub: argparse._SubParsersAction) -> None:
     ex.add_argument("packdir", type=Path, metavar="PACKDIR")
     add_csv_arg(ex, "one row per item × question × rater")
     ex.set_defaults(handler=_ratings_export)
+
+
+def _model_rater_flags(r: argparse.ArgumentParser) -> None:
+    g = r.add_argument_group("model rater (any OpenAI-compatible server)")
+    g.add_argument("--model", default=None, help="the model that rates (rater model:NAME)")
+    g.add_argument("--base-url", default=None, help="endpoint base URL (default: $OPENAI_BASE_URL)")
+    g.add_argument(
+        "--api-key", default=None, help="API key (default: $OPENAI_API_KEY); never stored"
+    )
+    g.add_argument("--concurrency", type=int, default=4, help="items rated at once (default 4)")
+    g.add_argument(
+        "--max-tokens", type=int, default=800, help="completion-token cap per rating (default 800)"
+    )
+    g.add_argument("--timeout", type=float, default=600.0, help="seconds per call (default 600)")
+    g.add_argument("--max-retries", type=int, default=3, help="HTTP retries per call (default 3)")
+    g.add_argument(
+        "--response-format",
+        choices=["auto", "json_schema", "json_object", "prompt"],
+        default="auto",
+        help="structured replies: auto (probe) or one fixed format",
+    )
+    g.add_argument("--json", action="store_true", help="print the run's summary as JSON")
 
 
 def _print_json(model: object) -> None:
@@ -265,14 +302,69 @@ def format_leaks(rep: LeakReport, *, brief: bool = False) -> str:
 
 
 def _rate(args: argparse.Namespace) -> int:
-    from curiosity_tui.packs.rating import RatingSession
+    from curiosity_tui.packs.rating import RatingSession, rater_group
 
     # Validate before starting the app so errors are one line on stderr.
     session = RatingSession(args.packdir, args.rater)
+    if args.model is not None or rater_group(session.rater) == "model":
+        return _rate_with_model(args, session)
     from curiosity_tui.app.standalone import RatingApp
 
     RatingApp(session.pack.path, session.rater).run()
     return 0
+
+
+def _rate_with_model(args: argparse.Namespace, session: RatingSession) -> int:
+    import asyncio
+
+    from curiosity_tui.packs.model_rater import format_model_run
+    from curiosity_tui.packs.rating import rater_group
+
+    if rater_group(session.rater) != "model":
+        raise InputError(
+            f"--model rates as a model rater: name it model:NAME, not {session.rater!r}"
+        )
+    if not args.model:
+        raise InputError(f"rater {session.rater!r} is a model rater: pass --model (and --base-url)")
+    for flag in ("concurrency", "max_tokens"):
+        if getattr(args, flag) < 1:
+            raise InputError(f"--{flag.replace('_', '-')} must be at least 1")
+    if args.max_retries < 0 or not args.timeout > 0:
+        raise InputError("--max-retries must be 0 or more and --timeout a positive number")
+    run = asyncio.run(_model_run(args, session))
+    if args.json:
+        _print_json(run)
+    else:
+        print(format_model_run(run))
+    return 0
+
+
+async def _model_run(args: argparse.Namespace, session: RatingSession) -> ModelRatingRun:
+    from curiosity_tui.packs.model_rater import rate_pack
+    from curiosity_tui.protocol.client import ModelClient
+    from curiosity_tui.protocol.endpoint import EndpointOptions, prepare_endpoint
+
+    async with ModelClient(
+        base_url=args.base_url,
+        api_key=args.api_key,
+        model=args.model,
+        timeout_s=args.timeout,
+        max_retries=args.max_retries,
+        response_format=args.response_format,
+    ) as client:
+        caps = await prepare_endpoint(client, EndpointOptions(response_format=args.response_format))
+        if not args.json:
+            print(f"endpoint: {caps.summary()}")
+        slots = client.server_slots
+        limit = min(args.concurrency, slots) if slots else args.concurrency
+
+        def progress(item: str, ok: bool) -> None:
+            if not args.json:  # one line an item: a CPU model takes minutes over a pack
+                print(f"  {item}: {'rated' if ok else 'missing'}", flush=True)
+
+        return await rate_pack(
+            session, client, concurrency=limit, max_tokens=args.max_tokens, progress=progress
+        )
 
 
 def _agreement(args: argparse.Namespace) -> int:
@@ -293,6 +385,7 @@ def _agreement(args: argparse.Namespace) -> int:
         seed=args.seed,
         real_only=args.real_only,
         key_path=args.key,
+        pool_groups=args.pool_groups,
     )
     if args.csv is not None:
         from curiosity_tui.packs.pack_csv import AGREEMENT_COLUMNS, agreement_rows

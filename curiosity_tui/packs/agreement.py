@@ -66,6 +66,9 @@ __all__ = [
 
 
 class PairAgreement(BaseModel):
+    group: str = Field(
+        default="all", description="human, model or human-model (a cross pair); all = ungrouped"
+    )
     rater_a: str
     rater_b: str
     n_items: int
@@ -77,6 +80,10 @@ class PairAgreement(BaseModel):
 
 
 class QuestionAgreement(BaseModel):
+    group: str = Field(
+        default="all",
+        description="whose ratings: human, model, human-model (cross pairs only) or pooled",
+    )
     question: str
     categories: list[str]
     raters: list[str]

@@ -1,5 +1,6 @@
 """Agreement over a pack's ratings (coordinator's view): one :class:`QuestionAgreement`
-per scheme question, on categories only, with bootstrap intervals resampling runs.
+per scheme question and rater group (human, model, and human-model cross pairs;
+``rater_groups.py``), on categories only, with bootstrap intervals resampling runs.
 
 Uses each rater's latest revision of each item. Reads every rater's file but never the key:
 the resampling clusters come from the manifest (one run = one cluster)."""
@@ -8,11 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from curiosity_tui.packs.agreement import QuestionAgreement, question_agreement
+from curiosity_tui.packs.agreement import PairAgreement, QuestionAgreement
 from curiosity_tui.packs.pack import Pack
-from curiosity_tui.packs.rating import latest_by_item
+from curiosity_tui.packs.rater_groups import POOLED, grouped_agreement, groups_of
+from curiosity_tui.packs.rating import rated_items
 from curiosity_tui.packs.unblind import all_ratings
 
 __all__ = ["PackAgreement", "format_agreement", "pack_agreement"]
@@ -24,6 +26,10 @@ class PackAgreement(BaseModel):
     n_items: int
     scope: str = "all items (controls, if any, cannot be told apart before unblinding)"
     raters: list[str]
+    groups: dict[str, list[str]] = Field(
+        default_factory=dict, description="human / model → raters; never pooled unless 'pooled'"
+    )
+    pooled: bool = Field(default=False, description="a pooled group was asked for")
     n_boot: int
     seed: int
     questions: list[QuestionAgreement]
@@ -36,6 +42,7 @@ def pack_agreement(
     seed: int = 0,
     real_only: bool = False,
     key_path: Path | None = None,
+    pool_groups: bool = False,
 ) -> PackAgreement:
     """Agreement per question. ``real_only`` leaves out control items; it needs the key and
     is refused until ``unblind`` has logged ``key_opened``, so it cannot open the key early."""
@@ -55,7 +62,7 @@ def pack_agreement(
         key = read_key(pack, key_path)
         order = [i for i in order if key.items[i].kind == "run"]
         scope = f"real items only ({len(order)} of {len(pack.order)}; controls left out)"
-    latest_records = {rater: latest_by_item(recs) for rater, recs in records.items()}
+    latest_records = {rater: rated_items(recs) for rater, recs in records.items()}
     questions = []
     for q in pack.scheme.questions:
         per_rater: dict[str, dict[str, str]] = {}
@@ -65,8 +72,8 @@ def pack_agreement(
                 for item, rec in latest.items()
                 if q.id in rec.answers
             }
-        questions.append(
-            question_agreement(
+        questions.extend(
+            grouped_agreement(
                 q.id,
                 q.category_ids,
                 per_rater,
@@ -74,6 +81,7 @@ def pack_agreement(
                 pack.clusters,
                 n_boot=n_boot,
                 seed=seed,
+                pool=pool_groups,
             )
         )
     return PackAgreement(
@@ -82,6 +90,8 @@ def pack_agreement(
         n_items=len(order),
         scope=scope,
         raters=sorted(records),
+        groups=groups_of(sorted(records)),
+        pooled=pool_groups and any(qa.group == POOLED for qa in questions),
         n_boot=n_boot,
         seed=seed,
         questions=questions,
@@ -89,49 +99,67 @@ def pack_agreement(
 
 
 def format_agreement(rep: PackAgreement) -> str:
+    """The report as text; every statistic row starts with its group (human, model,
+    human-model, or pooled when asked for)."""
+    groups = "; ".join(f"{g}: {', '.join(rs)}" for g, rs in rep.groups.items())
     lines = [
         f"pack {rep.pack_id} · scheme {rep.scheme} · {rep.n_items} items · "
-        f"raters: {', '.join(rep.raters) or '(none yet)'}",
+        f"raters: {groups or '(none yet)'}",
         f"intervals: 95% percentile bootstrap, {rep.n_boot} samples resampling runs, seed {rep.seed}",
         f"scope: {rep.scope}",
     ]
+    if rep.pooled:
+        lines.append("POOLED rows put human and model raters together (--pool-groups)")
+    elif len(rep.groups) > 1:
+        lines.append("human and model raters are reported separately (never pooled)")
     for qa in rep.questions:
-        lines.append("")
-        lines.append(f"{qa.question}  ({qa.n_items} items, {qa.n_clusters} runs with ≥ 2 ratings)")
-        lines.append(f"  raw agreement       {qa.raw_agreement.format()}")
-        lines.append(f"  Fleiss' kappa       {qa.fleiss_kappa.format()}")
-        lines.append(f"  Krippendorff alpha  {qa.krippendorff_alpha.format()}")
-        for note in qa.notes:
-            lines.append(f"  note: {note}")
+        lines += _question_lines(qa)
+    return "\n".join(lines)
+
+
+def _question_lines(qa: QuestionAgreement) -> list[str]:
+    g = f"[{qa.group}]"
+    lines = [
+        "",
+        f"{qa.question} · group {qa.group}  ({qa.n_items} items, {qa.n_clusters} runs with "
+        "≥ 2 ratings)",
+        f"  {g} raw agreement       {qa.raw_agreement.format()}",
+        f"  {g} Fleiss' kappa       {qa.fleiss_kappa.format()}",
+        f"  {g} Krippendorff alpha  {qa.krippendorff_alpha.format()}",
+    ]
+    lines += [f"  {g} note: {note}" for note in qa.notes]
+    if qa.group != "human-model":  # the cross rows' raters are counted in their own groups
         width = max([len(r) for r in qa.raters] + [5])
-        lines.append("  category counts:")
+        lines.append(f"  {g} category counts:")
         lines.append(
-            "    " + "rater".ljust(width) + "  " + "  ".join(c.rjust(6) for c in qa.categories)
+            f"    {g} " + "rater".ljust(width) + "  " + "  ".join(c.rjust(6) for c in qa.categories)
         )
         for r in qa.raters:
             row = qa.category_counts[r]
             lines.append(
-                "    "
+                f"    {g} "
                 + r.ljust(width)
                 + "  "
                 + "  ".join(str(row[c]).rjust(6) for c in qa.categories)
             )
-        for pair in qa.pairs:
-            lines.append(
-                f"  {pair.rater_a} × {pair.rater_b} ({pair.n_items} items): raw "
-                f"{pair.raw_agreement.format()}, Cohen's kappa {pair.cohen_kappa.format()}"
-            )
-            cw = max(len(c) for c in qa.categories)
-            lines.append(
-                "    "
-                + " " * cw
-                + "  "
-                + "  ".join(c.rjust(cw) for c in qa.categories)
-                + f"   ← {pair.rater_b}"
-            )
-            for cat, crow in zip(qa.categories, pair.confusion, strict=True):
-                lines.append(
-                    "    " + cat.rjust(cw) + "  " + "  ".join(str(v).rjust(cw) for v in crow)
-                )
-            lines.append(f"    ↑ {pair.rater_a}")
-    return "\n".join(lines)
+    for pair in qa.pairs:
+        lines += _pair_lines(qa, pair)
+    return lines
+
+
+def _pair_lines(qa: QuestionAgreement, pair: PairAgreement) -> list[str]:
+    g = f"[{pair.group}]"
+    cw = max(len(c) for c in qa.categories)
+    lines = [
+        f"  {g} {pair.rater_a} × {pair.rater_b} ({pair.n_items} items): raw "
+        f"{pair.raw_agreement.format()}, Cohen's kappa {pair.cohen_kappa.format()}",
+        f"    {g} "
+        + " " * cw
+        + "  "
+        + "  ".join(c.rjust(cw) for c in qa.categories)
+        + f"   ← {pair.rater_b}",
+    ]
+    for cat, crow in zip(qa.categories, pair.confusion, strict=True):
+        lines.append(f"    {g} " + cat.rjust(cw) + "  " + "  ".join(str(v).rjust(cw) for v in crow))
+    lines.append(f"    {g} ↑ {pair.rater_a}")
+    return lines

@@ -27,6 +27,8 @@ from curiosity_tui.packs.schemes import Question, Scheme
 from curiosity_tui.textfiles import utf8_lines
 
 __all__ = [
+    "MODEL_PREFIX",
+    "ModelRating",
     "QuestionAnswer",
     "QuoteCheck",
     "RaterNameError",
@@ -36,6 +38,8 @@ __all__ = [
     "check_quote",
     "normalise_ws",
     "quote_length_problem",
+    "rated_items",
+    "rater_group",
     "ratings_path",
     "read_rater_file",
     "read_ratings",
@@ -44,8 +48,11 @@ __all__ = [
     "validate_rater_name",
 ]
 
-#: \A…\Z, not ^…$: "$" also matches before a trailing newline, and "alice\n" is not "alice"
-_RATER_RE = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+#: \A…\Z, not ^…$: "$" also matches before a trailing newline, and "alice\n" is not "alice".
+#: A model rater is ``model:NAME`` (decision 235); a human name has no colon, so the two
+#: groups can never share a name or a file.
+_RATER_RE = re.compile(r"\A(?:model:)?[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+MODEL_PREFIX = "model:"
 _WS_RE = re.compile(r"\s+")
 
 
@@ -63,6 +70,17 @@ class QuestionAnswer(BaseModel):
     quotes: list[str] = Field(default_factory=list)
 
 
+class ModelRating(BaseModel):
+    """Who rated, for a model rater: the model and endpoint (never a key), how the reply
+    came back, and how many calls it took (2 = one repair)."""
+
+    model: str
+    endpoint: str | None = Field(description="base URL without user, password or query")
+    response_format: str | None = None
+    calls: int = Field(ge=0)
+    code: str | None = Field(default=None, description="failure code of a missing rating")
+
+
 class RatingRecord(BaseModel):
     pack_id: str
     item: str
@@ -70,14 +88,36 @@ class RatingRecord(BaseModel):
     revision: int = Field(ge=0, description="0 for the first rating of the item, then 1, 2 …")
     ts: str
     answers: dict[str, QuestionAnswer]
+    missing: str | None = Field(
+        default=None,
+        description="a missing rating: why there is none (then answers is empty); agreement "
+        "and completeness treat the item as unrated by this rater",
+    )
+    by_model: ModelRating | None = None
+
+    @property
+    def rated(self) -> bool:
+        return self.missing is None and bool(self.answers)
+
+    def line(self) -> str:
+        """The record as one JSON line; unset optional fields are left out, so a human's
+        record reads as it always has."""
+        return self.model_dump_json(exclude_none=True) + "\n"
+
+
+def rater_group(rater: str) -> str:
+    """``model`` for a ``model:NAME`` rater, ``human`` for every other."""
+    return "model" if rater.startswith(MODEL_PREFIX) else "human"
 
 
 def validate_rater_name(name: str) -> str:
-    """Rater names become file names: letters, digits, ``.``, ``_``, ``-``; no separators."""
+    """Rater names become file names: letters, digits, ``.``, ``_``, ``-``; no separators.
+    ``model:NAME`` names a model rater (the same rules for NAME)."""
     if not isinstance(name, str) or not _RATER_RE.match(name) or name in (".", ".."):
         raise RaterNameError(
             f"invalid rater name {name!r}: use 1–64 letters, digits, '.', '_' or '-', "
-            "starting with a letter or digit (no path separators or spaces)"
+            "starting with a letter or digit (no path separators or spaces), or "
+            "model:NAME for a model rater"
         )
     return name
 
@@ -264,11 +304,18 @@ def refuse_copied_records(files: Mapping[str, tuple[Path, list[RatingRecord]]]) 
 
 def latest_by_item(records: Iterable[RatingRecord]) -> dict[str, RatingRecord]:
     """One rater's latest revision of each item (the last record for it in file order), in
-    the order the items were first rated."""
+    the order the items were first rated. A missing rating (a model's reply that failed)
+    stands only until a real rating follows it; it never replaces one."""
     out: dict[str, RatingRecord] = {}
     for rec in records:
-        out[rec.item] = rec
+        if rec.rated or rec.item not in out or not out[rec.item].rated:
+            out[rec.item] = rec
     return out
+
+
+def rated_items(records: Iterable[RatingRecord]) -> dict[str, RatingRecord]:
+    """The latest revision of each item that has a real rating (missing ratings left out)."""
+    return {i: r for i, r in latest_by_item(records).items() if r.rated}
 
 
 @contextmanager
@@ -316,12 +363,12 @@ class RatingSession:
         return [r for r in self.records if r.item == item_id]
 
     def done(self) -> int:
-        latest = self.latest()
+        latest = rated_items(self.records)
         return sum(1 for i in self.order if i in latest)
 
     def resume_index(self) -> int:
         """Index of the first unrated item in pack order; the last item if all are rated."""
-        latest = self.latest()
+        latest = rated_items(self.records)
         for idx, item_id in enumerate(self.order):
             if item_id not in latest:
                 return idx
@@ -332,18 +379,42 @@ class RatingSession:
 
     # -- writing ---------------------------------------------------------------
     def save(
-        self, item_id: str, answers: Mapping[str, QuestionAnswer | Mapping[str, object]]
+        self,
+        item_id: str,
+        answers: Mapping[str, QuestionAnswer | Mapping[str, object]],
+        *,
+        by_model: ModelRating | None = None,
     ) -> RatingRecord:
         item = self.pack.item(item_id)
         clean = validate_answers(self.scheme, item, answers)
+        return self._store(item_id, clean, None, by_model)
+
+    def save_missing(self, item_id: str, reason: str, by_model: ModelRating) -> RatingRecord:
+        """Record that this (model) rater has no rating of the item, and why."""
+        self.pack.item(item_id)
+        return self._store(item_id, {}, reason.strip() or "no reason given", by_model)
+
+    def _store(
+        self,
+        item_id: str,
+        clean: dict[str, QuestionAnswer],
+        missing: str | None,
+        by_model: ModelRating | None,
+    ) -> RatingRecord:
         try:
-            return self._append(item_id, clean)
+            return self._append(item_id, clean, missing, by_model)
         except OSError as err:  # disk full, read-only pack folder: the file is as it was
             raise StorageError(
                 f"{self.path}: the rating of item {item_id} was not saved: {os_reason(err)}"
             ) from err
 
-    def _append(self, item_id: str, clean: dict[str, QuestionAnswer]) -> RatingRecord:
+    def _append(
+        self,
+        item_id: str,
+        clean: dict[str, QuestionAnswer],
+        missing: str | None = None,
+        by_model: ModelRating | None = None,
+    ) -> RatingRecord:
         with _locked(self.path):
             # another window of the same rater may have saved
             on_disk = read_rater_file(self.path, self.rater, self.pack.manifest.pack_id)
@@ -355,8 +426,10 @@ class RatingSession:
                 revision=revision,
                 ts=self.clock(),
                 answers=clean,
+                missing=missing,
+                by_model=by_model,
             )
-            body = "".join(r.model_dump_json() + "\n" for r in [*on_disk, rec])
+            body = "".join(r.line() for r in [*on_disk, rec])
             atomic_write_bytes(self.path, body.encode("utf-8"))
             self.records = [*on_disk, rec]
         return rec

@@ -29,9 +29,11 @@ from curiosity_tui.packs.pack import (
     default_key_path,
     sha256_bytes,
 )
+from curiosity_tui.packs.rater_groups import groups_of
 from curiosity_tui.packs.rating import (
     RatingError,
-    latest_by_item,
+    rated_items,
+    rater_group,
     ratings_path,
     read_rater_file,
     refuse_copied_records,
@@ -167,7 +169,7 @@ def completeness(pack: Pack) -> Completeness:
     missing: dict[str, list[str]] = {}
     files: dict[str, dict[str, Any]] = {}
     for r in raters:
-        have = {rec.item for rec in records.get(r, [])}
+        have = set(rated_items(records.get(r, [])))  # a missing rating is not a rating
         rated[r] = sum(1 for i in order if i in have)
         missing[r] = [i for i in order if i not in have]
         path = pack.ratings_dir / f"{r}.jsonl"
@@ -247,6 +249,7 @@ def read_key(pack: Pack, key_path: Path | None = None) -> PackKey:
 
 
 class ConfigTable(BaseModel):
+    group: str = Field(default="human", description="whose ratings: human or model raters")
     question: str
     categories: list[str]
     by_rating: dict[str, dict[str, int]] = Field(
@@ -286,6 +289,9 @@ class UnblindReport(BaseModel):
     items: list[ItemRow]
     controls: list[ControlResult]
     log_seq: int
+    rater_groups: dict[str, str] = Field(
+        default_factory=dict, description="rater → human or model; tables are per group"
+    )
 
 
 def unblind(
@@ -325,7 +331,13 @@ def unblind(
         log.append("key_rejected", by, {"error": str(err)})
         raise
     latest = _latest_categories(pack)
-    tables = [_config_table(q, key, latest, pack.order) for q in pack.scheme.questions]
+    raters = sorted({r for by_rater in latest.values() for r in by_rater})
+    groups = groups_of(raters) or {"human": []}
+    tables = [
+        _config_table(q, key, _only(latest, set(rs)), pack.order, group)
+        for group, rs in groups.items()
+        for q in pack.scheme.questions
+    ]
     items = [
         ItemRow(
             item=i,
@@ -359,7 +371,15 @@ def unblind(
         items=items,
         controls=controls,
         log_seq=entry.seq,
+        rater_groups={r: rater_group(r) for r in raters},
     )
+
+
+def _only(
+    latest: dict[str, dict[str, dict[str, str]]], raters: set[str]
+) -> dict[str, dict[str, dict[str, str]]]:
+    """``latest`` restricted to one group's raters."""
+    return {i: {r: a for r, a in by.items() if r in raters} for i, by in latest.items()}
 
 
 def _latest_categories(pack: Pack) -> dict[str, dict[str, dict[str, str]]]:
@@ -367,7 +387,7 @@ def _latest_categories(pack: Pack) -> dict[str, dict[str, dict[str, str]]]:
     latest: dict[str, dict[str, dict[str, str]]] = {}
     known = {q.id: q.category_ids for q in pack.scheme.questions}
     for rater, recs in all_ratings(pack).items():
-        for item, rec in latest_by_item(recs).items():
+        for item, rec in rated_items(recs).items():
             for qid, a in rec.answers.items():
                 if a.category not in known.get(qid, ()):
                     _unknown_answer(pack, rater, item, qid, a.category, known)
@@ -396,6 +416,7 @@ def _config_table(
     key: PackKey,
     latest: dict[str, dict[str, dict[str, str]]],
     order: list[str],
+    group: str = "human",
 ) -> ConfigTable:
     """One question's categories per configuration, counted per rating and per run."""
     real = [i for i in order if key.items[i].kind == "run"]
@@ -420,6 +441,7 @@ def _config_table(
         else:
             by_run[config]["split"] += 1
     return ConfigTable(
+        group=group,
         question=q.id,
         categories=q.category_ids,
         by_rating=by_rating,
@@ -429,58 +451,83 @@ def _config_table(
 
 
 def format_unblind(rep: UnblindReport) -> str:
+    """The report as text. Tables are per rater group (human, model) and every table row
+    starts with its group: human and model ratings are never counted together."""
     comp = rep.completeness
     lines = [
         f"pack {rep.pack_id} unblinded by {rep.by} at {rep.ts} (pack log seq {rep.log_seq})",
         f"ratings: {comp.reason}" + ("  — FORCED: ratings were incomplete" if rep.forced else ""),
     ]
     for t in rep.tables:
-        cats = t.categories
-        width = max([len(c) for c in t.by_rating] + [13])
-        lines.append("")
-        lines.append(f"{t.question} — ratings per configuration (every rating counts)")
-        lines.append(
-            "  " + "configuration".ljust(width) + "  " + "  ".join(c.rjust(8) for c in cats)
-        )
-        for config, row in t.by_rating.items():
-            lines.append(
-                "  " + config.ljust(width) + "  " + "  ".join(str(row[c]).rjust(8) for c in cats)
-            )
-        lines.append(f"{t.question} — runs per configuration (raters agreeing; otherwise split)")
-        lines.append(
-            "  "
-            + "configuration".ljust(width)
-            + "  "
-            + "  ".join(c.rjust(8) for c in [*cats, "split"])
-            + "      runs"
-        )
-        for config, row in t.by_run.items():
-            lines.append(
-                "  "
-                + config.ljust(width)
-                + "  "
-                + "  ".join(str(row[c]).rjust(8) for c in [*cats, "split"])
-                + f"  {t.runs.get(config, 0):>8}"
-            )
+        lines += _table_lines(t)
     if rep.controls:
         lines.append("")
         lines.append("control items (expected category → what raters chose)")
         for c in rep.controls:
-            for qid, want in c.expected.items():
-                got = {r: a.get(qid, "-") for r, a in c.ratings.items()}
-                hits = sum(1 for v in got.values() if v == want)
-                lines.append(
-                    f"  {c.item} {c.kind:<18} {qid}: expected {want}; "
-                    + (", ".join(f"{r}={v}" for r, v in got.items()) or "no ratings")
-                    + f"  ({hits}/{len(got)} as expected)"
-                )
+            lines += _control_lines(c, rep.rater_groups)
     lines.append("")
     lines.append("items")
     for it in rep.items:
         cats_text = "; ".join(
-            f"{r}: " + ",".join(f"{q}={c}" for q, c in sorted(a.items()))
+            f"{r} ({rep.rater_groups.get(r, rater_group(r))}): "
+            + ",".join(f"{q}={c}" for q, c in sorted(a.items()))
             for r, a in sorted(it.categories.items())
         )
         tag = f" control:{it.control}" if it.control else ""
         lines.append(f"  {it.item}  {it.config:<12} {it.run}{tag}  {cats_text}")
     return "\n".join(lines)
+
+
+def _table_lines(t: ConfigTable) -> list[str]:
+    cats = t.categories
+    width = max([len(c) for c in t.by_rating] + [13])
+    g = t.group.ljust(5)
+    lines = [
+        "",
+        f"{t.question} — {t.group} raters: ratings per configuration (every rating counts)",
+        f"  {'group'.ljust(5)}  "
+        + "configuration".ljust(width)
+        + "  "
+        + "  ".join(c.rjust(8) for c in cats),
+    ]
+    for config, row in t.by_rating.items():
+        lines.append(
+            f"  {g}  " + config.ljust(width) + "  " + "  ".join(str(row[c]).rjust(8) for c in cats)
+        )
+    lines.append(
+        f"{t.question} — {t.group} raters: runs per configuration (raters agreeing; otherwise split)"
+    )
+    lines.append(
+        f"  {'group'.ljust(5)}  "
+        + "configuration".ljust(width)
+        + "  "
+        + "  ".join(c.rjust(8) for c in [*cats, "split"])
+        + "      runs"
+    )
+    for config, row in t.by_run.items():
+        lines.append(
+            f"  {g}  "
+            + config.ljust(width)
+            + "  "
+            + "  ".join(str(row[c]).rjust(8) for c in [*cats, "split"])
+            + f"  {t.runs.get(config, 0):>8}"
+        )
+    return lines
+
+
+def _control_lines(c: ControlResult, groups: dict[str, str]) -> list[str]:
+    lines = []
+    for qid, want in c.expected.items():
+        got = {r: a.get(qid, "-") for r, a in c.ratings.items()}
+        per_group = []
+        for group in ("human", "model"):
+            mine = {r: v for r, v in got.items() if groups.get(r, rater_group(r)) == group}
+            if mine:
+                hits = sum(1 for v in mine.values() if v == want)
+                per_group.append(f"{group} {hits}/{len(mine)}")
+        lines.append(
+            f"  {c.item} {c.kind:<18} {qid}: expected {want}; "
+            + (", ".join(f"{r}={v}" for r, v in got.items()) or "no ratings")
+            + f"  ({', '.join(per_group) or '0/0'} as expected)"
+        )
+    return lines

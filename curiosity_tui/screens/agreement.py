@@ -1,6 +1,7 @@
-"""The agreement screen: per question, raw agreement, Fleiss' κ and Krippendorff's α with
-run-bootstrap intervals, category counts per rater, and Cohen's κ with a confusion matrix
-per rater pair. Undefined coefficients show as "undefined" with their reason.
+"""The agreement screen: per question and rater group (human, model, human-model cross
+pairs), raw agreement, Fleiss' κ and Krippendorff's α with run-bootstrap intervals, category
+counts per rater, and Cohen's κ with a confusion matrix per rater pair. Every table row
+starts with its group. Undefined coefficients show as "undefined" with their reason.
 
 Self-contained: ``AgreementScreen(packdir, n_boot=..., seed=...)``. The computation (the
 bootstrap may take a second) runs in a thread worker; the screen shows "computing…" until
@@ -21,7 +22,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Static
 
 from curiosity_tui.errors import CuriosityError
-from curiosity_tui.packs.agreement import Estimate
+from curiosity_tui.packs.agreement import Estimate, QuestionAgreement
 from curiosity_tui.packs.pack_agreement import PackAgreement, pack_agreement
 
 __all__ = ["AgreementScreen"]
@@ -100,53 +101,68 @@ class AgreementScreen(Screen[None]):
         self.report = rep
         self.query_one("#agreement-status", Static).update(
             f"pack {rep.pack_id} · scheme {rep.scheme} · {rep.n_items} items · raters: "
-            f"{', '.join(rep.raters) or '(none yet)'} · 95% percentile intervals, "
+            + ("; ".join(f"{g}: {', '.join(rs)}" for g, rs in rep.groups.items()) or "(none yet)")
+            + f" · 95% percentile intervals, "
             f"{rep.n_boot} bootstrap samples resampling runs, seed {rep.seed}"
         )
         body = self.query_one("#agreement-body", VerticalScroll)
         body.remove_children()
         widgets: list[Widget] = []
         for qa in rep.questions:
-            widgets.append(
-                Static(
-                    f"{qa.question} — {qa.n_items} items, {qa.n_clusters} runs with ≥ 2 ratings",
-                    classes="agreement-title",
-                )
-            )
-            for note in qa.notes:
-                widgets.append(Static(f"note: {note}", classes="agreement-note", markup=False))
-            summary: DataTable[str] = DataTable(id=f"summary-{qa.question}", cursor_type="row")
-            summary.add_columns("statistic", "value", "95% interval", "n / reason")
-            for label, est in (
-                ("raw agreement", qa.raw_agreement),
-                ("Fleiss' κ", qa.fleiss_kappa),
-                ("Krippendorff's α (nominal)", qa.krippendorff_alpha),
-            ):
-                summary.add_row(label, *_cell(est))
-            for pair in qa.pairs:
-                summary.add_row(
-                    f"Cohen's κ {pair.rater_a} × {pair.rater_b}", *_cell(pair.cohen_kappa)
-                )
-                summary.add_row(
-                    f"raw agreement {pair.rater_a} × {pair.rater_b}", *_cell(pair.raw_agreement)
-                )
-            widgets.append(summary)
-            counts: DataTable[str] = DataTable(id=f"counts-{qa.question}", cursor_type="row")
-            counts.add_columns("rater", *qa.categories)
-            for r in qa.raters:
-                counts.add_row(r, *(str(qa.category_counts[r][c]) for c in qa.categories))
-            widgets.append(Static("category counts per rater", classes="agreement-note"))
-            widgets.append(counts)
-            for pair in qa.pairs:
-                widgets.append(
-                    Static(
-                        f"confusion {pair.rater_a} (rows) × {pair.rater_b} (columns)",
-                        classes="agreement-note",
-                    )
-                )
-                conf: DataTable[str] = DataTable(cursor_type="row")
-                conf.add_columns("", *qa.categories)
-                for cat, row in zip(qa.categories, pair.confusion, strict=True):
-                    conf.add_row(cat, *(str(v) for v in row))
-                widgets.append(conf)
+            widgets += _question_widgets(qa)
         body.mount_all(widgets)
+
+
+def _question_widgets(qa: QuestionAgreement) -> list[Widget]:
+    """One question of one group: title, notes, the summary, counts and confusion tables."""
+    g = qa.group
+    widgets: list[Widget] = [
+        Static(
+            f"{qa.question} · {g} raters — {qa.n_items} items, {qa.n_clusters} runs with "
+            "≥ 2 ratings",
+            classes="agreement-title",
+            markup=False,
+        )
+    ]
+    for note in qa.notes:
+        widgets.append(Static(f"note: {note}", classes="agreement-note", markup=False))
+    summary: DataTable[str] = DataTable(id=f"summary-{g}-{qa.question}", cursor_type="row")
+    summary.add_columns("group", "statistic", "value", "95% interval", "n / reason")
+    for label, est in (
+        ("raw agreement", qa.raw_agreement),
+        ("Fleiss' κ", qa.fleiss_kappa),
+        ("Krippendorff's α (nominal)", qa.krippendorff_alpha),
+    ):
+        summary.add_row(g, label, *_cell(est))
+    for pair in qa.pairs:
+        names = f"{pair.rater_a} × {pair.rater_b}"
+        summary.add_row(pair.group, f"Cohen's κ {names}", *_cell(pair.cohen_kappa))
+        summary.add_row(pair.group, f"raw agreement {names}", *_cell(pair.raw_agreement))
+    widgets.append(summary)
+    if g != "human-model":  # cross rows' raters are counted in their own groups
+        counts: DataTable[str] = DataTable(id=f"counts-{g}-{qa.question}", cursor_type="row")
+        counts.add_columns("group", "rater", *qa.categories)
+        for r in qa.raters:
+            counts.add_row(g, r, *(str(qa.category_counts[r][c]) for c in qa.categories))
+        widgets.append(Static("category counts per rater", classes="agreement-note"))
+        widgets.append(counts)
+    widgets += _confusions(qa)
+    return widgets
+
+
+def _confusions(qa: QuestionAgreement) -> list[Widget]:
+    widgets: list[Widget] = []
+    for pair in qa.pairs:
+        widgets.append(
+            Static(
+                f"[{pair.group}] confusion {pair.rater_a} (rows) × {pair.rater_b} (columns)",
+                classes="agreement-note",
+                markup=False,
+            )
+        )
+        conf: DataTable[str] = DataTable(cursor_type="row")
+        conf.add_columns("", *qa.categories)
+        for cat, row in zip(qa.categories, pair.confusion, strict=True):
+            conf.add_row(cat, *(str(v) for v in row))
+        widgets.append(conf)
+    return widgets
