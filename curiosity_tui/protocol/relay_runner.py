@@ -120,11 +120,11 @@ async def run_relay(
     carried: list[CallRecord] = []
     for t in range(led.last_session + 1, sessions + 1):
         kind, key = minds.plan.item_for(t)
-        if t >= 2 and config.curator and meta.curator != "none":
-            if not _curator_snapshot_exists(led, t - 1):
-                report(t - 1, "curator")
-                ck = minds.curator_key(t)
-                carried.extend(await _curate(led, minds.clients[ck], t - 1, st[ck], curator_hook))
+        curates = t >= 2 and config.curator and meta.curator != "none"
+        if curates and not _curator_snapshot_exists(led, t - 1):
+            report(t - 1, "curator")
+            ck = minds.curator_key(t)
+            carried.extend(await _curate(led, minds.clients[ck], t - 1, st[ck], curator_hook))
         mind = minds.plan.mind_for(t)
         report(t, "session", detail=f"{mind.kind}:{mind.name}")
         if kind == "human":
