@@ -189,6 +189,7 @@ METRIC_MODULES = (
     "curiosity_tui.analysis.metrics",
     "curiosity_tui.analysis.similarity",
     "curiosity_tui.analysis.domains",
+    "curiosity_tui.analysis.relay",
 )
 
 

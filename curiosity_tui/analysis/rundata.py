@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from curiosity_tui.analysis.signature import QuestionSignature, ledger_signatures
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger.models import SessionCounts
 
@@ -126,6 +127,9 @@ class RunData(BaseModel):
     planned_sessions: int | None = None
     #: where the run was read from (a ledger dir or a .run.json file); informational
     origin: str = ""
+    #: the root question's signature before session 1 and after each committed session
+    #: (analysis/signature.py; the relay's drift and survival)
+    signatures: list[QuestionSignature] = Field(default_factory=list)
 
     def committed_sessions(self) -> list[RunSession]:
         return sorted(
@@ -179,6 +183,7 @@ class RunData(BaseModel):
             sessions=sessions,
             meta=meta_d,
             origin=str(ledger.path),
+            signatures=ledger_signatures(ledger),
         )
 
 
