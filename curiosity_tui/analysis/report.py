@@ -124,6 +124,12 @@ def build_report(run_dir: Path, *, registry: Registry | None = None) -> str:
     demoted = "\n".join("##" + ln if ln.startswith("#") else ln for ln in tables.splitlines())
     lines += ["## Tables", "", demoted, ""]
 
+    from curiosity_tui.analysis.relay_tables import format_relay_tables
+
+    relay = format_relay_tables(runs)
+    if relay:  # relayed runs only
+        lines += ["\n".join("#" + ln if ln.startswith("#") else ln for ln in relay.splitlines())]
+
     lines += ["## ε sweep", ""]
     sweeps = sweep_runs(runs)
     if sweeps:
