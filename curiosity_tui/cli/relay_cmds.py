@@ -204,3 +204,34 @@ def demo_relay(args: argparse.Namespace) -> int:
     print(f"\n{path}: {result.sessions_done} scripted session(s), each naming its mind.")
     print(f"relay table: curiosity-tui metrics {path}   |   audit: curiosity-tui audit {path}")
     return 1 if result.failed else 0
+
+
+def pilot_relay(
+    args: argparse.Namespace, plan: Any, specs: list[Any], start: Any, on: Any
+) -> list[Any]:
+    """``pilot run`` of a plan with a ``[relay]``: every run relayed, in this process (the
+    relay's clients are shared by its runs, so there are no worker processes)."""
+    from curiosity_tui.cli.run_cmds import _embedder, call_overrides
+    from curiosity_tui.protocol.relay_runner import RelayMinds, run_relay_pilot
+
+    relay = plan.relay
+    if (args.workers or 1) > 1:
+        print("relay pilot: runs in this process (--workers ignored)")
+
+    async def work(clients: dict[str, Any]) -> list[Any]:
+        caps = await probe_all(relay, clients, args)
+        start()
+        first = relay.model_keys()[0]
+        return await run_relay_pilot(
+            specs,
+            args.out,
+            RelayMinds(plan=relay, clients=clients, endpoints=caps),
+            sessions=plan.sessions,
+            concurrency=args.concurrency,
+            embedder=_embedder(args, clients[first], caps[first]),
+            progress=on,
+            overrides=call_overrides(args),
+        )
+
+    with relay_clients(relay, args) as clients:
+        return list(asyncio.run(_close_all(clients, work(clients))))

@@ -165,3 +165,42 @@ async def run_relay(
     result.wall_s = time.perf_counter() - t0
     report(result.sessions_done, "done")
     return result
+
+
+async def run_relay_pilot(
+    specs: list[Any],
+    out: Any,
+    minds: RelayMinds,
+    *,
+    sessions: int,
+    concurrency: int = 4,
+    embedder: Any = None,
+    progress: ProgressFn | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> list[RunResult]:
+    """A pilot plan's runs, each relayed by ``minds`` (at most ``concurrency`` at once; the
+    clients are shared, one per model). Resumes existing ledgers."""
+    import asyncio
+    from pathlib import Path
+
+    if concurrency < 1:
+        raise RelayError("--concurrency must be at least 1")
+    Path(out).mkdir(parents=True, exist_ok=True)
+    sem = asyncio.Semaphore(concurrency)
+
+    async def one(spec: Any) -> RunResult:
+        async with sem:
+            led = Ledger.create(Path(out) / spec.name, spec.meta, exist_ok=True)
+            try:
+                return await run_relay(
+                    led,
+                    minds,
+                    sessions=sessions,
+                    embedder=embedder,
+                    progress=progress,
+                    overrides=overrides,
+                )
+            finally:
+                led.close()
+
+    return list(await asyncio.gather(*(one(s) for s in specs)))
