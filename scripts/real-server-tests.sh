@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The real-server test tier: llama.cpp's llama-server with Gemma 3 270M (chat) and
-# all-MiniLM-L6-v2 (embeddings), both on loopback, then `pytest tests/real_server`.
+# The real-server test tier: llama.cpp's llama-server with Gemma 3 270M (chat; a second instance
+# as gemma-b for the relay test) and all-MiniLM-L6-v2 (embeddings), all on loopback, then
+# `pytest tests/real_server`.
 #
 #   scripts/real-server-tests.sh                 # the whole tier (-m realserver)
 #   scripts/real-server-tests.sh --ci            # the CI subset (-m realserver_ci)
@@ -188,6 +189,14 @@ start_servers() {
   PIDS+=("$!")
   step "start llama-server (Gemma 3 270M, ctx $CTX_SIZE, 1 slot) on 127.0.0.1:$CHAT_PORT" 200 \
     wait_health "http://127.0.0.1:$CHAT_PORT" "$!"
+  # a second chat server over the same model file (alias gemma-b, its own port): the relay test
+  CHAT_B_PORT="$(free_port)"
+  "$SERVER_BIN" -m "$GEMMA_GGUF" --alias gemma-b --host 127.0.0.1 --port "$CHAT_B_PORT" \
+    --no-jinja --chat-template gemma --ctx-size "$CTX_SIZE" --parallel 1 --threads "$THREADS" \
+    --no-webui </dev/null >"$RUN_DIR/llama-server-chat-b.log" 2>&1 &
+  PIDS+=("$!")
+  step "start a second llama-server (Gemma 3 270M as gemma-b) on 127.0.0.1:$CHAT_B_PORT" 200 \
+    wait_health "http://127.0.0.1:$CHAT_B_PORT" "$!"
   EMBED_PORT="$(free_port)"
   "$SERVER_BIN" -m "$MINILM_GGUF" --alias minilm --host 127.0.0.1 --port "$EMBED_PORT" \
     --embedding --ctx-size 512 --batch-size 512 --ubatch-size 512 --parallel 1 --threads "$THREADS" \
@@ -199,10 +208,11 @@ start_servers() {
     "$MODELS_VENV/bin/python" "$ROOT/scripts/check_minilm_gguf.py" --url "http://127.0.0.1:$EMBED_PORT"
   export CURIOSITY_REAL_SERVER=1
   export REAL_SERVER_CHAT_URL="http://127.0.0.1:$CHAT_PORT/v1"
+  export REAL_SERVER_CHAT_URL_B="http://127.0.0.1:$CHAT_B_PORT/v1" REAL_SERVER_MODEL_B=gemma-b
   export REAL_SERVER_EMBED_URL="http://127.0.0.1:$EMBED_PORT/v1"
   export REAL_SERVER_MODEL=gemma REAL_SERVER_EMBED_MODEL=minilm REAL_SERVER_CTX_SIZE="$CTX_SIZE"
   export REAL_SERVER_RUN_DIR="$RUN_DIR"
-  echo "real-server-tests: chat $REAL_SERVER_CHAT_URL, embeddings $REAL_SERVER_EMBED_URL, logs and ledgers in $RUN_DIR"
+  echo "real-server-tests: chat $REAL_SERVER_CHAT_URL and $REAL_SERVER_CHAT_URL_B, embeddings $REAL_SERVER_EMBED_URL, logs and ledgers in $RUN_DIR"
 }
 
 t_all=$SECONDS
