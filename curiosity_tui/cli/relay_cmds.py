@@ -18,6 +18,27 @@ from typing import Any
 from curiosity_tui.errors import InputError
 
 
+def register(sub: argparse._SubParsersAction) -> None:
+    """``--relay`` on ``run`` and ``demo`` (registered after :mod:`curiosity_tui.cli.run_cmds`,
+    whose handlers run when ``--relay`` is absent)."""
+    run, demo = sub.choices["run"], sub.choices["demo"]
+    run.add_argument(
+        "--relay",
+        type=Path,
+        metavar="RELAY.toml",
+        help="which mind takes each session (model:KEY / human:NAME; docs/protocol.md, Relay); "
+        "its models replace --base-url / --model",
+    )
+    demo.add_argument(
+        "--relay",
+        action="store_true",
+        help="a relay between two scripted models (A -> B -> A ...), offline",
+    )
+    plain_run, plain_demo = run.get_default("handler"), demo.get_default("handler")
+    run.set_defaults(handler=lambda a: run_relayed(a) if a.relay is not None else plain_run(a))
+    demo.set_defaults(handler=lambda a: demo_relay(a) if a.relay else plain_demo(a))
+
+
 @contextlib.contextmanager
 def relay_clients(plan: Any, args: argparse.Namespace) -> Iterator[dict[str, Any]]:
     """One ModelClient per relay model (its key from the named environment variable)."""
@@ -84,9 +105,15 @@ def run_relayed(args: argparse.Namespace) -> int:
     from curiosity_tui.ledger import Ledger
     from curiosity_tui.protocol.relay import check_relayable, load_relay
 
+    if args.sessions < 1:
+        raise InputError("--sessions must be at least 1")
     plan = load_relay(args.relay)
     with Ledger.open(args.ledger) as probe:
         meta, last = probe.meta, probe.last_session
+    if args.curator and args.curator != meta.curator:
+        raise InputError(
+            f"{args.ledger} was created with curator {meta.curator!r}, not {args.curator!r}"
+        )
     check_relayable(meta.config)
     plan.check_sessions(args.sessions)
     if [t for t in plan.humans(args.sessions) if t > last] or meta.curator == "human":

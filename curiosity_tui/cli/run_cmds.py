@@ -165,13 +165,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="human curator's name (default: $CURIOSITY_CURATOR or $USER)",
     )
-    r.add_argument(
-        "--relay",
-        type=Path,
-        metavar="RELAY.toml",
-        help="which mind takes each session (model:KEY / human:NAME; docs/protocol.md, Relay); "
-        "its models replace --base-url / --model",
-    )
     endpoint_flags(r)
     call_flags(r)
     r.set_defaults(handler=_run)
@@ -181,11 +174,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--sessions", type=int, default=5)
     d.add_argument("--config", default="C+cur")
     d.add_argument("--contract", choices=["pilot-01", "pilot-02"], default="pilot-02")
-    d.add_argument(
-        "--relay",
-        action="store_true",
-        help="a relay between two scripted models (A -> B -> A ...), offline",
-    )
     d.set_defaults(handler=_demo)
 
 
@@ -344,10 +332,6 @@ def _run(args: argparse.Namespace) -> int:
         raise InputError(
             f"{args.ledger} was created with curator {meta.curator!r}, not {args.curator!r}"
         )
-    if getattr(args, "relay", None) is not None:
-        from curiosity_tui.cli.relay_cmds import run_relayed
-
-        return run_relayed(args)
     if meta.curator == "human":
         # the app hosts the human curator
         return run_curated(
@@ -404,10 +388,6 @@ def _demo(args: argparse.Namespace) -> int:
     from curiosity_tui.protocol.configs import get_configuration
     from curiosity_tui.protocol.runner import run_ledger
 
-    if getattr(args, "relay", False):
-        from curiosity_tui.cli.relay_cmds import demo_relay
-
-        return demo_relay(args)
     cfg = get_configuration(args.config)
     path = args.out / f"demo-{cfg.name}-{args.contract}"
     print("SCRIPTED DEMO: every reply below comes from the built-in scripted server, not a model.")

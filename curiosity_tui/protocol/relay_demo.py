@@ -21,7 +21,7 @@ from curiosity_tui.protocol.runner import ProgressFn, RunResult
 from curiosity_tui.protocol.scripted_server import ScriptedServer
 
 #: the scripted models: (key, model name, voice)
-SCRIPTED_MODELS = (("A", "scripted-a", "a"), ("B", "scripted-b", "b"))
+SCRIPTED_MODELS = (("A", "scripted-a", "alpha"), ("B", "scripted-b", "beta"))
 
 
 def alternating(sessions: int) -> list[str]:
@@ -41,8 +41,8 @@ async def run_scripted_relay(
         plan = RelayPlan(
             sessions=alternating(sessions),
             models={
-                key: ModelMind(base_url=urls[key], model=name, endpoint_name=f"scripted-{voice}")
-                for key, name, voice in SCRIPTED_MODELS
+                key: ModelMind(base_url=urls[key], model=name, endpoint_name=name)
+                for key, name, _ in SCRIPTED_MODELS
             },
         )
         clients = {
