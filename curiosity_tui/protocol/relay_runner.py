@@ -14,12 +14,13 @@ session are carried to the next model session's record (a person's record is the
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from curiosity_tui.ledger.endpoint_record import EndpointCapabilities
 from curiosity_tui.ledger.ledger import Ledger
-from curiosity_tui.ledger.models import CallRecord
+from curiosity_tui.ledger.models import CallRecord, SessionRecord
 from curiosity_tui.protocol.client import ModelClient
 from curiosity_tui.protocol.configs import get_configuration
 from curiosity_tui.protocol.relay import RelayError, RelayPlan, check_relayable
@@ -91,6 +92,53 @@ async def _human_session(led: Ledger, minds: RelayMinds, t: int, name: str) -> b
     return done
 
 
+async def _hand_over(
+    led: Ledger,
+    minds: RelayMinds,
+    t: int,
+    st: dict[str, SessionSettings],
+    hook: CuratorHook | None,
+    report: Callable[..., None],
+) -> list[CallRecord]:
+    """The curator between sessions ``t - 1`` and ``t`` unless it already acted (resume)."""
+    meta = led.meta
+    if t < 2 or not get_configuration(meta.config).curator or meta.curator == "none":
+        return []
+    if _curator_snapshot_exists(led, t - 1):
+        return []
+    report(t - 1, "curator")
+    ck = minds.curator_key(t)
+    return await _curate(led, minds.clients[ck], t - 1, st[ck], hook)
+
+
+async def _model_session(
+    led: Ledger,
+    minds: RelayMinds,
+    t: int,
+    settings: SessionSettings,
+    embedder: Any,
+    prev_focus: str | None,
+    carried: list[CallRecord],
+) -> SessionRecord:
+    """Session ``t`` on its model: the endpoint's probe record first, then the session."""
+    _, key = minds.plan.item_for(t)
+    caps = minds.endpoints.get(key)
+    if caps is not None:
+        from curiosity_tui.protocol.endpoint import record_endpoint
+
+        record_endpoint(led, caps)  # the journal says which endpoint each session met
+    return await run_session(
+        led,
+        minds.clients[key],
+        t,
+        settings=settings,
+        embedder=embedder,
+        previous_focus=prev_focus,
+        carried_calls=carried,
+        mind=minds.plan.mind_for(t),
+    )
+
+
 async def run_relay(
     led: Ledger,
     minds: RelayMinds,
@@ -107,7 +155,6 @@ async def run_relay(
     meta = led.meta
     CURRENT_RUN.set(meta.name or led.path.name)
     st = minds.settings(led, overrides)
-    config = get_configuration(meta.config)
     result = RunResult(ledger=led.path.name, sessions_done=led.last_session)
     t0 = time.perf_counter()
 
@@ -120,11 +167,7 @@ async def run_relay(
     carried: list[CallRecord] = []
     for t in range(led.last_session + 1, sessions + 1):
         kind, key = minds.plan.item_for(t)
-        curates = t >= 2 and config.curator and meta.curator != "none"
-        if curates and not _curator_snapshot_exists(led, t - 1):
-            report(t - 1, "curator")
-            ck = minds.curator_key(t)
-            carried.extend(await _curate(led, minds.clients[ck], t - 1, st[ck], curator_hook))
+        carried.extend(await _hand_over(led, minds, t, st, curator_hook, report))
         mind = minds.plan.mind_for(t)
         report(t, "session", detail=f"{mind.kind}:{mind.name}")
         if kind == "human":
@@ -137,22 +180,8 @@ async def run_relay(
             result.sessions_done = t
             report(t, "committed")
             continue
-        caps = minds.endpoints.get(key)
-        if caps is not None:
-            from curiosity_tui.protocol.endpoint import record_endpoint
-
-            record_endpoint(led, caps)  # the journal says which endpoint each session met
         try:
-            done = await run_session(
-                led,
-                minds.clients[key],
-                t,
-                settings=st[key],
-                embedder=embedder,
-                previous_focus=prev_focus,
-                carried_calls=carried,
-                mind=mind,
-            )
+            done = await _model_session(led, minds, t, st[key], embedder, prev_focus, carried)
         except SessionFailure as err:
             result.failed.append((t, err.reason))
             report(t, "failed", detail=err.reason)
