@@ -10,9 +10,11 @@ shown by the app and the pack manifest; the texts themselves carry no label:
 - episode-grabe-pilot01 / -pilot02 and episode-suppression-pilot01 / -pilot02: the report's two
   §5 episodes replayed under both contracts;
 - evidence-pilot02: a C-cur run with the example source added, whose return conditions ask for
-  what the source states, so checks cite its passages verbatim and evidence is verified.
+  what the source states, so checks cite its passages verbatim and evidence is verified;
+- example-relay-C+cur: a five-session C+cur relay between two scripted models, A -> B -> A ->
+  B -> A (protocol/relay_demo.py); each session record names its mind.
 
-Usage: python scripts/build_examples.py [--out WORKSPACE]   (default: the repo root)
+Usage: python scripts/build_examples.py [--out WORKSPACE] [--relay-only]   (default: repo root)
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from curiosity_tui.protocol.client import ModelClient  # noqa: E402
 from curiosity_tui.protocol.configs import CONFIG_NAMES, get_configuration  # noqa: E402
 from curiosity_tui.protocol.demo import DemoResponder  # noqa: E402
 from curiosity_tui.protocol.episodes import EPISODES  # noqa: E402
+from curiosity_tui.protocol.relay_demo import run_scripted_relay  # noqa: E402
 from curiosity_tui.protocol.research import ResearchResponder  # noqa: E402
 from curiosity_tui.protocol.runner import run_ledger  # noqa: E402
 from curiosity_tui.protocol.scripted_server import ScriptedServer  # noqa: E402
@@ -88,11 +91,30 @@ def meta_for(name: str, config: str, contract: str) -> RunMeta:
     )
 
 
+RELAY_EXAMPLE = "example-relay-C+cur"
+
+
+def build_relay_example(ledgers: Path) -> bool:
+    """The relay example (replaced if present); True if it verifies."""
+    path = ledgers / RELAY_EXAMPLE
+    if path.exists():
+        shutil.rmtree(path)
+    meta = meta_for(RELAY_EXAMPLE, "C+cur", "pilot-02").model_copy(update={"model": "scripted-a"})
+    result = asyncio.run(run_scripted_relay(path, meta, 5))
+    report = verify(path)
+    print(f"{path}: {report.summary()}")
+    return report.ok and not result.failed
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=ROOT)
+    ap.add_argument("--relay-only", action="store_true", help="rebuild only the relay example")
     args = ap.parse_args()
     ledgers = args.out / "ledgers"
+    if args.relay_only:
+        ledgers.mkdir(parents=True, exist_ok=True)
+        return 0 if build_relay_example(ledgers) else 1
     if ledgers.exists():
         shutil.rmtree(ledgers)
     ledgers.mkdir(parents=True)
@@ -120,6 +142,8 @@ def main() -> int:
         print(f"{path.relative_to(args.out)}: {report.summary()}")
         if not report.ok:
             return 1
+    if not build_relay_example(ledgers):
+        return 1
     packs = args.out / "packs"
     if packs.exists():
         shutil.rmtree(packs)

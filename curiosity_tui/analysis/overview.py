@@ -10,9 +10,9 @@ Domain code: never imports textual.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from curiosity_tui.analysis.registry import MetricInfo, Registry
@@ -40,6 +40,9 @@ class AnalysisData:
     verdict: VerdictReport | None
     #: why there is no verdict (starts with NO_LOCK when nothing was locked)
     verdict_problem: str = ""
+    #: relay tables (analysis/relay_tables.py): rows of relayed runs, rows per transition kind
+    relay_rows: list[Any] = field(default_factory=list)
+    relay_transitions: list[Any] = field(default_factory=list)
 
 
 def find_chain_for(paths: Sequence[Path], chain: Path | None) -> Path | None:
@@ -112,4 +115,17 @@ def compute_analysis(paths: Sequence[Path], chain: Path | None = None) -> Analys
         chain=found if found is not None and found.is_file() else None,
         verdict=verdict,
         verdict_problem=problem,
+        **_relay(runs),
     )
+
+
+def _relay(runs: Sequence[Any]) -> dict[str, list[Any]]:
+    from curiosity_tui.analysis.relay_tables import is_relay, relay_rows, transition_rows
+
+    relayed = [r for r in runs if is_relay(r)]
+    if not relayed:
+        return {}
+    return {
+        "relay_rows": [row for r in relayed for row in relay_rows(r)],
+        "relay_transitions": transition_rows(relayed),
+    }

@@ -30,6 +30,7 @@ from curiosity_tui.analysis.registry import NAME_RE, Registry, default_registry
 from curiosity_tui.analysis.rundata import CELL_SEP
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger.models import ContractName
+from curiosity_tui.protocol.relay import RelayPlan
 
 RULE_KINDS = ("any_metric_beats_in_all", "all_metrics_beat_in_all")
 #: words that name a category of metrics instead of metrics: they would open the set
@@ -148,6 +149,8 @@ class PilotPlan(BaseModel):
     #: further comparisons, each with its own metric set and rule (after the headline rule)
     comparisons: list[Comparison] = Field(default_factory=list)
     notes: str = ""
+    #: which mind takes each session of every run (protocol/relay.py); models only in a pilot
+    relay: RelayPlan | None = None
 
     @field_validator("name")
     @classmethod
@@ -242,7 +245,29 @@ class PilotPlan(BaseModel):
                         else ""
                     )
                     raise ValueError(f"rule.pairs names {what} {c!r}, not in the plan{hint}")
+        if self.relay is not None:
+            self._relay_fits(self.relay)
         return self
+
+    def _relay_fits(self, relay: RelayPlan) -> None:
+        from curiosity_tui.protocol.configs import get_configuration
+
+        for c in self.configurations:
+            if not get_configuration(c).store:
+                raise ValueError(
+                    f"relay cannot relay configuration {c!r}: it has no store "
+                    "(only B-armed and C configurations can be relayed)"
+                )
+        if relay.humans(min(self.sessions, len(relay.sessions))):
+            raise ValueError(
+                "relay names a person's session: a pilot runs unattended; "
+                "relay such a ledger with run --relay"
+            )
+        if self.sessions > len(relay.sessions) and not relay.cycle:
+            raise ValueError(
+                f"relay names {len(relay.sessions)} session(s), the plan runs {self.sessions}: "
+                "list more, or set cycle = true"
+            )
 
 
 def _cell(name: str) -> str:

@@ -199,6 +199,7 @@ METRIC_MODULES = (
     "curiosity_tui.analysis.domains",
     "curiosity_tui.analysis.contract_metrics",
     "curiosity_tui.analysis.attraction",
+    "curiosity_tui.analysis.relay",
 )
 
 

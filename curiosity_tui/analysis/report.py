@@ -296,6 +296,12 @@ def build_report(
         lines += ["## Runs that did not finish", "", *(f"- {md_cell(x)}" for x in done.lines())]
         lines += ["", "Metrics count committed sessions only.", ""]
     lines += _results_section(doc, sweep_runs(runs), figs)
+    from curiosity_tui.analysis.relay_tables import format_relay_tables
+
+    relay = format_relay_tables(runs)
+    if relay:  # relayed runs only
+        lines += ["## Relay: drift and survival per session and per transition kind", ""]
+        lines += ["```", relay, "```", ""]
     lines += _spread_section(doc, _figure_metrics(doc, first), figs)
     lines += ["## All registry metrics (mean over runs, n = runs with a value)", ""]
     lines += registry_md(doc, reg)

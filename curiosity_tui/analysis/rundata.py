@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from curiosity_tui.analysis.signature import QuestionSignature, ledger_signatures
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger.models import SessionCounts
 
@@ -147,6 +148,9 @@ class RunData(BaseModel):
     origin: str = ""
     #: every closure attempt, in journal order; None = not recorded (a run file without it)
     closures: list[ClosureAttempt] | None = None
+    #: the root question's signature before session 1 and after each committed session
+    #: (analysis/signature.py; the relay's drift and survival)
+    signatures: list[QuestionSignature] = Field(default_factory=list)
 
     def cell(self, split: bool) -> str:
         """The group this run counts in: its configuration, or ``config@contract`` when the
@@ -211,6 +215,7 @@ class RunData(BaseModel):
             meta=meta_d,
             origin=str(ledger.path),
             closures=[ClosureAttempt.model_validate(c) for c in closure_attempts(ledger)],
+            signatures=ledger_signatures(ledger),
         )
 
 

@@ -22,6 +22,7 @@ from curiosity_tui.cli import (
     ledger_cmds,
     pack_cmds,
     pilot_cmds,
+    relay_cmds,
     run_cmds,
 )
 from curiosity_tui.errors import EXIT_CODES, CuriosityError, StorageError, describe_os_error
@@ -33,6 +34,7 @@ COMMAND_MODULES = (
     app_cmds,
     ledger_cmds,
     run_cmds,
+    relay_cmds,  # --relay on run and demo: after run_cmds
     endpoint_cmds,
     pilot_cmds,
     contract_cmds,

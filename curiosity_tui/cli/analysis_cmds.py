@@ -333,6 +333,12 @@ def _metrics(args: argparse.Namespace) -> int:
         return 0
     fn = metrics_json if args.json else format_tables
     print(fn(runs, reg, refs, pools))
+    if not args.json:
+        from curiosity_tui.analysis.relay_tables import format_relay_tables
+
+        relay = format_relay_tables(runs)  # relayed runs only: '' for every other run
+        if relay:
+            print("\n" + relay)
     return 0
 
 

@@ -189,6 +189,8 @@ def _execute(
 ) -> list[Any]:
     """Probe the endpoint, call ``start()``, then run the specs in this process (workers == 1)
     or over worker processes."""
+    import contextlib
+
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from curiosity_tui.cli.run_cmds import _closing, _embedder, call_overrides, model_client, probed
@@ -196,7 +198,8 @@ def _execute(
     from curiosity_tui.protocol.workers import ClientSpec, run_pilot_workers
 
     with (
-        model_client(args, plan.model) as client,
+        # a relay's models have their own clients (cli/relay_cmds.py)
+        contextlib.nullcontext(None) if plan.relay else model_client(args, plan.model) as client,
         Progress(
             TextColumn("{task.description:<18}"),
             BarColumn(),
@@ -218,6 +221,10 @@ def _execute(
             elif p.phase == "curator":
                 bar.update(tid, status="curator")
 
+        if plan.relay is not None:  # each session to the relay's model, not to --base-url
+            from curiosity_tui.cli.relay_cmds import pilot_relay
+
+            return pilot_relay(args, plan, specs, start, on)
         overrides = call_overrides(args)
         caps = asyncio.run(_closing(client, probed(client, args)))  # before any run starts
         start()

@@ -113,9 +113,16 @@ class ResearchResponder:
     """``responder(kind, session, body, run=...)`` for :class:`ScriptedServer`."""
 
     def __init__(
-        self, bank: Bank | None = None, *, preserve_share: float = 0.5, supported_only: bool = False
+        self,
+        bank: Bank | None = None,
+        *,
+        preserve_share: float = 0.5,
+        supported_only: bool = False,
+        voice: str = "",
     ) -> None:
         self.bank = bank or load_bank()
+        #: a second scripted "model" (the relay demo): its own draws for the same run and call
+        self.voice = voice
         self.preserve_share = preserve_share
         #: return conditions ask only for what the example source states (the evidence example)
         self.supported_only = supported_only
@@ -128,7 +135,7 @@ class ResearchResponder:
             return None
         s = session or 0
         text = _user_text(body)
-        return handler(stream(run, s, kind, self._nth(run, s, kind, text)), text)
+        return handler(stream(self.voice + run, s, kind, self._nth(run, s, kind, text)), text)
 
     def _nth(self, run: str, s: int, kind: str, text: str) -> str:
         """Repeated identical requests (the three candidates) draw the 1st, 2nd, 3rd stream."""

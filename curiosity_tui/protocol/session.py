@@ -19,7 +19,7 @@ from curiosity_tui.clock import utc_now_micro as utc_now
 from curiosity_tui.errors import TransitionError
 from curiosity_tui.ledger.events import SessionFailed
 from curiosity_tui.ledger.ledger import Ledger
-from curiosity_tui.ledger.models import CallRecord, RunMeta, SessionCounts, SessionRecord
+from curiosity_tui.ledger.models import CallRecord, Mind, RunMeta, SessionCounts, SessionRecord
 from curiosity_tui.ledger.render import render_session_input
 from curiosity_tui.protocol import prompts
 from curiosity_tui.protocol.apply import (
@@ -52,9 +52,11 @@ async def run_session(
     embedder: Any = None,
     previous_focus: str | None = None,
     carried_calls: list[CallRecord] | None = None,
+    mind: Mind | None = None,
 ) -> SessionRecord:
     """Run session ``t`` and commit it. Raises :class:`SessionFailure` (after recording the
-    failed attempt) if anything fails; the ledger is then exactly as before plus that record."""
+    failed attempt) if anything fails; the ledger is then exactly as before plus that record.
+    ``mind``: who takes the session (a relay's model), named on its record."""
     st = settings or SessionSettings.from_meta(led.meta)
     meta = led.meta
     record = SessionRecord(
@@ -63,6 +65,7 @@ async def run_session(
         contract=st.contract.name,
         epsilon=st.epsilon,
         started=utc_now(),
+        mind=mind,
     )
     for c in carried_calls or []:
         record.calls.append(c)  # curator calls made before this session (outside its budget)

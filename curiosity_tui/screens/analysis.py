@@ -263,6 +263,9 @@ class AnalysisScreen(AppScreen):
         body = self.query_one("#tables-body", VerticalScroll)
         body.remove_children()
         body.mount_all(report_tables(data.doc))
+        from curiosity_tui.widgets.relay_tables import relay_widgets
+
+        body.mount_all(relay_widgets(data.relay_rows, data.relay_transitions))
 
     # -- 3 verdict ---------------------------------------------------------------------------
     def _fill_verdict(self, data: AnalysisData) -> None:

@@ -46,6 +46,15 @@ class RunRequest:
     result: Any = None  # the runner's RunResult once finished
     error: str | None = None
     cancelled: bool = False
+    #: a relay (protocol/relay.py RelayPlan): each session to its mind; then the clients come
+    #: from ``relay_clients_factory`` (a dict model key -> client) and ``client_factory`` is unused
+    relay: Any = None
+    relay_clients_factory: Callable[[], contextlib.AbstractContextManager[Any]] | None = None
+    #: the probe's record per relay model key (applied to its client, stored before its sessions)
+    relay_endpoints: dict[str, Any] = field(default_factory=dict)
+    #: a person's session of the relay: ``await hook(ledger, t, name) -> bool`` (runner.py
+    #: HumanSessionHook); the app's human-session screen supplies it
+    human_hook: Any = None
 
 
 @dataclass
@@ -246,6 +255,9 @@ class RunMonitorScreen(AppScreen):
             await fut
             self._run_wait = None
 
+        if self.request.relay is not None:
+            await self._relay_main(hook, on_progress, on_call)
+            return
         with (
             self.request.client_factory() as inner,
             Ledger.open(self.request.ledger, write=True) as led,
@@ -277,6 +289,40 @@ class RunMonitorScreen(AppScreen):
                 if close is not None:
                     with contextlib.suppress(Exception):
                         await close()
+
+    async def _relay_main(self, hook: Any, on_progress: Any, on_call: Any) -> None:
+        """A relay (run --relay): one client per model, a person's sessions to ``human_hook``."""
+        from curiosity_tui.ledger.ledger import Ledger
+        from curiosity_tui.protocol.endpoint import apply_capabilities
+        from curiosity_tui.protocol.relay_runner import RelayMinds, run_relay
+
+        req = self.request
+        assert req.relay_clients_factory is not None
+        with req.relay_clients_factory() as inner, Ledger.open(req.ledger, write=True) as led:
+            for key, caps in req.relay_endpoints.items():
+                apply_capabilities(inner[key], caps)
+            clients = {k: CountingClient(c, self.counters, on_call) for k, c in inner.items()}
+            minds = RelayMinds(
+                plan=req.relay,
+                clients=clients,  # type: ignore[arg-type]
+                endpoints=req.relay_endpoints,
+                human_hook=req.human_hook,
+            )
+            self._run_task = asyncio.current_task()
+            try:
+                req.result = await run_relay(
+                    led,
+                    minds,
+                    sessions=req.sessions,
+                    embedder=req.embedder_factory(inner) if req.embedder_factory else None,
+                    curator_hook=hook,
+                    progress=on_progress,
+                    overrides=req.overrides,
+                )
+            finally:
+                for c in inner.values():
+                    with contextlib.suppress(Exception):
+                        await c.aclose()
 
     def _open_curator(self, led: Any, after: int, resume: Callable[[], None]) -> None:
         self.phase = "curator (waiting for you)"

@@ -29,7 +29,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "realserver: needs the llama-server processes of the tier")
     config.addinivalue_line(
         "markers",
-        "realserver_ci: the subset of the tier CI runs (C +/-cur, json_schema 500, embeddings)",
+        "realserver_ci: the subset of the tier CI runs (C +/-cur, json_schema 500, embeddings, relay)",
     )
 
 

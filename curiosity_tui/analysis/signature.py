@@ -1,0 +1,116 @@
+"""A question's signature at a session (issue 15, the relay's drift; docs/protocol.md §Relay).
+
+The signature of the root question (the seed, ``q1``; decision 222) as it stood after session
+``t`` (``t = 0``: before session 1) is:
+
+* its text;
+* its return condition and those of its living questions: required facts (id and text),
+  required actions, closure tests;
+* its living questions: every descendant whose status is not closed, archived or merged (id
+  and text).
+
+"After session t" is the session's last own snapshot (after its decay), before any curator
+acts on it; "before session t" is the state session t began from (after the curator).
+:class:`QuestionSignature` is what :class:`~curiosity_tui.analysis.rundata.RunData` carries per
+committed session, so drift and survival can be computed from run files as from ledgers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ROOT = "q1"
+_NOT_LIVING = frozenset({"closed", "archived", "merged"})
+
+
+class SignatureItem(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    text: str
+
+
+class QuestionSignature(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    session: int
+    question: str = ROOT
+    text: str = ""
+    required_facts: list[SignatureItem] = Field(default_factory=list)
+    required_actions: list[str] = Field(default_factory=list)
+    closure_tests: list[str] = Field(default_factory=list)
+    living: list[SignatureItem] = Field(default_factory=list)
+
+    def as_text(self) -> str:
+        """The text that is embedded: one line per part, in a fixed order."""
+        lines = [self.text]
+        lines += [f"requires: {f.text}" for f in self.required_facts]
+        lines += [f"action: {a}" for a in self.required_actions]
+        lines += [f"closes when: {c}" for c in self.closure_tests if c]
+        lines += [f"asks: {q.text}" for q in self.living]
+        return "\n".join(lines)
+
+
+def _root(nodes: dict[str, dict[str, Any]]) -> str | None:
+    if ROOT in nodes:
+        return ROOT
+    roots = sorted(i for i, n in nodes.items() if n.get("parent") is None)
+    return roots[0] if roots else None
+
+
+def _living_under(nodes: dict[str, dict[str, Any]], root: str) -> list[str]:
+    children: dict[str, list[str]] = {}
+    for nid, n in nodes.items():
+        parent = n.get("parent")
+        if parent is not None:
+            children.setdefault(str(parent), []).append(nid)
+    out: list[str] = []
+    stack = sorted(children.get(root, []), reverse=True)
+    while stack:
+        nid = stack.pop()
+        if nodes[nid].get("status") not in _NOT_LIVING:
+            out.append(nid)
+        stack.extend(sorted(children.get(nid, []), reverse=True))
+    return sorted(out, key=_id_order)
+
+
+def _id_order(nid: str) -> tuple[int, str]:
+    digits = "".join(ch for ch in nid if ch.isdigit())
+    return (int(digits) if digits else 0, nid)
+
+
+def signature_of(nodes: dict[str, dict[str, Any]], session: int) -> QuestionSignature:
+    """The root question's signature in ``nodes`` (a ledger's raw node dicts)."""
+    root = _root(nodes)
+    if root is None:
+        return QuestionSignature(session=session)
+    living = _living_under(nodes, root)
+    sig = QuestionSignature(session=session, question=root, text=str(nodes[root].get("text", "")))
+    for nid in [root, *living]:
+        rc = nodes[nid].get("return_condition") or {}
+        for rf in rc.get("required_facts") or []:
+            sig.required_facts.append(SignatureItem(id=f"{nid}.{rf['id']}", text=str(rf["text"])))
+        sig.required_actions.extend(str(a) for a in rc.get("required_actions") or [])
+        if rc.get("closure_test"):
+            sig.closure_tests.append(str(rc["closure_test"]))
+    sig.living = [SignatureItem(id=nid, text=str(nodes[nid].get("text", ""))) for nid in living]
+    return sig
+
+
+def ledger_signatures(ledger: Any) -> list[QuestionSignature]:
+    """Signatures before session 1 and after each committed session (each session's last
+    snapshot that is not the curator's)."""
+    committed = sorted(r.session for r in ledger.session_records() if r.status == "committed")
+    if not committed:
+        return []
+    stage: dict[int, str] = {}
+    for session, st, _ in ledger.snapshot_index():  # in seq order: the last one wins
+        if st != "curator":
+            stage[session] = st
+    out = [signature_of(ledger.state_before(1), 0)]
+    for t in committed:
+        if t in stage:
+            out.append(signature_of(ledger.snapshot(t, stage[t]), t))
+    return out
