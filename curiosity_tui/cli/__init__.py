@@ -21,6 +21,7 @@ from curiosity_tui.cli import (
     ledger_cmds,
     pack_cmds,
     pilot_cmds,
+    ratings_cmds,
     run_cmds,
 )
 from curiosity_tui.errors import EXIT_CODES, CuriosityError, StorageError, describe_os_error
@@ -36,6 +37,7 @@ COMMAND_MODULES = (
     pilot_cmds,
     contract_cmds,
     pack_cmds,
+    ratings_cmds,
     analysis_cmds,
     keys_cmds,
 )

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from curiosity_tui.cli import ratings_cmds
 from curiosity_tui.errors import InputError
 
 if TYPE_CHECKING:
@@ -82,6 +83,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     lk.add_argument("--permutations", type=int, default=99)
     lk.add_argument("--json", action="store_true")
     lk.set_defaults(handler=_leakcheck)
+    ratings_cmds.register_export(psub)
 
     r = sub.add_parser("rate", help="rate a blind pack in the terminal app")
     r.add_argument("packdir", type=Path, metavar="PACKDIR")
@@ -208,6 +210,7 @@ def _leakcheck_after_build(res: BuildResult, *, strict: bool, permutations: int)
 def _leakcheck(args: argparse.Namespace) -> int:
     from curiosity_tui.packs.leakcheck import leakcheck
 
+    _refuse_export(args.packdir, "pack leakcheck")
     rep = leakcheck(args.packdir, key_path=args.key, seed=args.seed, permutations=args.permutations)
     if args.json:
         _print_json(rep)
@@ -245,6 +248,13 @@ def format_leaks(rep: LeakReport, *, brief: bool = False) -> str:
     return "\n".join(lines)
 
 
+def _refuse_export(packdir: Path, command: str) -> None:
+    """A rater's exported copy holds one rater's work: whole-pack commands refuse it."""
+    from curiosity_tui.packs.pack import Pack
+
+    Pack.open(packdir).refuse_export(command)
+
+
 def _rate(args: argparse.Namespace) -> int:
     from curiosity_tui.packs.rating import RatingSession
 
@@ -261,6 +271,7 @@ def _agreement(args: argparse.Namespace) -> int:
 
     if args.boot < 0:
         raise InputError("--boot must be ≥ 0")
+    _refuse_export(args.packdir, "agreement")
     if args.tui:
         from curiosity_tui.app.standalone import AgreementApp
         from curiosity_tui.packs.pack import Pack
@@ -285,6 +296,7 @@ def _agreement(args: argparse.Namespace) -> int:
 def _unblind(args: argparse.Namespace) -> int:
     from curiosity_tui.packs.unblind import format_unblind, unblind
 
+    _refuse_export(args.packdir, "unblind")
     by = args.by or getpass.getuser()
     rep = unblind(args.packdir, by=f"human:{by}", force=args.force, key_path=args.key)
     if args.json:

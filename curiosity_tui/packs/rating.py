@@ -39,6 +39,7 @@ __all__ = [
     "ratings_path",
     "read_rater_file",
     "read_ratings",
+    "rater_file_lock",
     "refuse_copied_records",
     "validate_answers",
     "validate_rater_name",
@@ -70,6 +71,11 @@ class RatingRecord(BaseModel):
     revision: int = Field(ge=0, description="0 for the first rating of the item, then 1, 2 …")
     ts: str
     answers: dict[str, QuestionAnswer]
+    items_sha256: str | None = Field(
+        default=None,
+        description="sha256 of the pack's items the rater saw; checked by `ratings import` "
+        "(absent from records saved before exports existed)",
+    )
 
 
 def validate_rater_name(name: str) -> str:
@@ -272,7 +278,7 @@ def latest_by_item(records: Iterable[RatingRecord]) -> dict[str, RatingRecord]:
 
 
 @contextmanager
-def _locked(path: Path) -> Iterator[None]:
+def rater_file_lock(path: Path) -> Iterator[None]:
     """An exclusive advisory lock beside the rater's file, held for one save."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path.with_name(f".{path.name}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
@@ -290,6 +296,12 @@ class RatingSession:
     def __init__(self, packdir: str | Path, rater: str, *, clock=utc_now_milli) -> None:  # type: ignore[no-untyped-def]
         self.rater = validate_rater_name(rater)
         self.pack = Pack.open(packdir)
+        export = self.pack.export
+        if export is not None and export.rater != self.rater:
+            raise RatingError(
+                f"{self.pack.path}: this copy of the pack was exported for rater "
+                f"{export.rater!r}, not {self.rater!r}"
+            )
         self.path = ratings_path(self.pack.path, self.rater)
         self.clock = clock
         self.records: list[RatingRecord] = read_rater_file(
@@ -344,7 +356,7 @@ class RatingSession:
             ) from err
 
     def _append(self, item_id: str, clean: dict[str, QuestionAnswer]) -> RatingRecord:
-        with _locked(self.path):
+        with rater_file_lock(self.path):
             # another window of the same rater may have saved
             on_disk = read_rater_file(self.path, self.rater, self.pack.manifest.pack_id)
             revision = sum(1 for r in on_disk if r.item == item_id)
@@ -355,8 +367,9 @@ class RatingSession:
                 revision=revision,
                 ts=self.clock(),
                 answers=clean,
+                items_sha256=self.pack.manifest.items_sha256,
             )
-            body = "".join(r.model_dump_json() + "\n" for r in [*on_disk, rec])
+            body = "".join(r.model_dump_json(exclude_none=True) + "\n" for r in [*on_disk, rec])
             atomic_write_bytes(self.path, body.encode("utf-8"))
             self.records = [*on_disk, rec]
         return rec
