@@ -16,21 +16,23 @@ import tempfile
 from pathlib import Path
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644) -> None:
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644, sync: bool = True) -> None:
     """Write ``data`` to ``path`` so that a crash leaves either the old or the new file.
 
+    ``sync=False`` leaves out both fsyncs: the file is still whole after a killed process
+    (the rename is atomic), not after a power cut — for scratch files written per keystroke.
     A failure (disk full, read-only folder) removes the temp file and raises an ``OSError``
     whose ``filename`` is ``path``, so the one-line error names the file."""
     path = Path(path)
     try:
-        _atomic_write(path, data, mode)
+        _atomic_write(path, data, mode, sync)
     except OSError as err:
         if err.filename is None:
             raise OSError(err.errno, err.strerror, str(path)) from err
         raise
 
 
-def _atomic_write(path: Path, data: bytes, mode: int) -> None:
+def _atomic_write(path: Path, data: bytes, mode: int, sync: bool = True) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -38,7 +40,8 @@ def _atomic_write(path: Path, data: bytes, mode: int) -> None:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
-        os.fsync(fd)
+        if sync:
+            os.fsync(fd)
     except BaseException:
         os.close(fd)
         with contextlib.suppress(FileNotFoundError):
@@ -51,7 +54,8 @@ def _atomic_write(path: Path, data: bytes, mode: int) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    fsync_dir(path.parent)
+    if sync:
+        fsync_dir(path.parent)
 
 
 def fsync_dir(directory: Path) -> None:

@@ -79,7 +79,9 @@ async def test_pilot_rate_three_refuse_quote_kill_restart_resume(pack: Path) -> 
         scr2 = app2.rating_screen
         assert scr2.progress == (4, 3, 6)
         assert scr2.item_id == order[3]
-        assert scr2.categories == {"q1": None, "q2": None}
+        # the unsaved pick came back from the drafts file (decision 212); nothing was saved
+        assert scr2.categories == {"q1": "built", "q2": None}
+        assert "draft" in _text(app2, "#rating-message")
     recs = read_ratings(pack / "ratings" / "ann.jsonl")
     assert [r.item for r in recs] == order[:3]
     assert recs[0].answers["q2"].quotes == ["Nuremberg produced roughly 40-50%"]

@@ -38,7 +38,7 @@ COMMAND_MODULES = (
     endpoint_cmds,
     pilot_cmds,
     contract_cmds,
-    pack_cmds,
+    pack_cmds,  # also `ratings export` / `ratings import` (cli/ratings_cmds.py)
     analysis_cmds,
     attraction_cmds,
     keys_cmds,

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from curiosity_tui.cli import ratings_cmds
 from curiosity_tui.cli.csv_args import add_csv_arg, csv_out
 from curiosity_tui.errors import InputError
 
@@ -85,6 +86,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     lk.add_argument("--permutations", type=int, default=99)
     lk.add_argument("--json", action="store_true")
     lk.set_defaults(handler=_leakcheck)
+    ratings_cmds.register_export(psub)
 
     r = sub.add_parser(
         "rate",
@@ -137,7 +139,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _register_ratings(sub: argparse._SubParsersAction) -> None:
-    rt = sub.add_parser("ratings", help="export a pack's ratings (never the key)")
+    rt = sub.add_parser(
+        "ratings", help="export a pack's ratings (never the key); import a rater's file"
+    )
     rsub = rt.add_subparsers(dest="ratings_command", metavar="ACTION")
     rt.set_defaults(handler=lambda args: (rt.print_help(), 2)[1])
     ex = rsub.add_parser(
@@ -149,6 +153,7 @@ def _register_ratings(sub: argparse._SubParsersAction) -> None:
     ex.add_argument("packdir", type=Path, metavar="PACKDIR")
     add_csv_arg(ex, "one row per item × question × rater")
     ex.set_defaults(handler=_ratings_export)
+    ratings_cmds.register_import(rsub)
 
 
 def _model_rater_flags(r: argparse.ArgumentParser) -> None:
@@ -264,6 +269,7 @@ def _leakcheck_after_build(res: BuildResult, *, strict: bool, permutations: int)
 def _leakcheck(args: argparse.Namespace) -> int:
     from curiosity_tui.packs.leakcheck import leakcheck
 
+    _refuse_export(args.packdir, "pack leakcheck")
     rep = leakcheck(args.packdir, key_path=args.key, seed=args.seed, permutations=args.permutations)
     if args.json:
         _print_json(rep)
@@ -299,6 +305,13 @@ def format_leaks(rep: LeakReport, *, brief: bool = False) -> str:
             )
         lines.append(f"  {t.verdict}")
     return "\n".join(lines)
+
+
+def _refuse_export(packdir: Path, command: str) -> None:
+    """A rater's exported copy holds one rater's work: whole-pack commands refuse it."""
+    from curiosity_tui.packs.pack import Pack
+
+    Pack.open(packdir).refuse_export(command)
 
 
 def _rate(args: argparse.Namespace) -> int:
@@ -372,6 +385,7 @@ def _agreement(args: argparse.Namespace) -> int:
 
     if args.boot < 0:
         raise InputError("--boot must be ≥ 0")
+    _refuse_export(args.packdir, "agreement")
     if args.tui:
         from curiosity_tui.app.standalone import AgreementApp
         from curiosity_tui.packs.pack import Pack
@@ -410,6 +424,7 @@ def _ratings_export(args: argparse.Namespace) -> int:
 def _unblind(args: argparse.Namespace) -> int:
     from curiosity_tui.packs.unblind import format_unblind, unblind
 
+    _refuse_export(args.packdir, "unblind")
     by = args.by or getpass.getuser()
     rep = unblind(args.packdir, by=f"human:{by}", force=args.force, key_path=args.key)
     if args.csv is not None:

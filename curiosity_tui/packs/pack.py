@@ -7,6 +7,7 @@ Layout (decision 060)::
       items.jsonl        one item a line: {"id": ..., "sections": [s1, s2, s3]}
       ratings/NAME.jsonl one file per rater, append-only records (rating.py)
       log.jsonl          the pack's own append-only, hash-chained log (unblind.py)
+      export.json        only in a rater's exported copy (export.py): for whom, of which pack
     PACKDIR/../PACKNAME.key.json   the key: item -> run, configuration (default place)
 
 Nothing in this module reads the key; :func:`read_key` lives in ``unblind.py``.
@@ -27,6 +28,8 @@ from curiosity_tui.packs.schemes import Scheme, scheme_sha256
 from curiosity_tui.textfiles import utf8_lines
 
 __all__ = [
+    "EXPORT_FILE",
+    "ExportMarker",
     "ITEMS_FILE",
     "KeyEntry",
     "LOG_FILE",
@@ -50,6 +53,8 @@ MANIFEST_FILE = "manifest.json"
 ITEMS_FILE = "items.jsonl"
 RATINGS_DIR = "ratings"
 LOG_FILE = "log.jsonl"
+EXPORT_FILE = "export.json"
+EXPORT_FORMAT = "curiosity-tui-pack-export/1"
 
 
 class PackError(InputError):
@@ -85,6 +90,17 @@ class PackManifest(BaseModel):
         description="built from runs whose replies came from the built-in scripted server, "
         "not a model (practice material); the items themselves do not say so",
     )
+
+
+class ExportMarker(BaseModel):
+    """``export.json`` in a rater's copy of a pack (decision 210): the copy is for one rater
+    to rate anywhere; commands for the whole pack refuse it."""
+
+    format: Literal["curiosity-tui-pack-export/1"] = "curiosity-tui-pack-export/1"
+    pack_id: str
+    items_sha256: str
+    rater: str
+    exported_at: str
 
 
 class KeyEntry(BaseModel):
@@ -179,10 +195,26 @@ def check_manifest(packdir: Path, manifest: PackManifest) -> None:
 class Pack:
     """A pack as a rater's tools see it: manifest and items. Never touches the key."""
 
-    def __init__(self, path: Path, manifest: PackManifest, items: dict[str, PackItem]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        manifest: PackManifest,
+        items: dict[str, PackItem],
+        export: ExportMarker | None = None,
+    ) -> None:
         self.path = path
         self.manifest = manifest
         self.items = items
+        self.export = export
+
+    def refuse_export(self, command: str) -> None:
+        """One line when this is a rater's exported copy: ``command`` needs the pack itself."""
+        if self.export is not None:
+            raise PackError(
+                f"{self.path}: this is rater {self.export.rater!r}'s exported copy of pack "
+                f"{self.export.pack_id} ({EXPORT_FILE}); {command} works on the pack it came "
+                "from (bring the ratings back with `ratings import`)"
+            )
 
     @property
     def scheme(self) -> Scheme:
@@ -242,4 +274,22 @@ class Pack:
         missing = [ref.id for ref in manifest.items if ref.id not in items]
         if missing:
             raise PackError(f"{ipath}: items listed in the manifest are missing: {missing[:5]}")
-        return cls(p, manifest, items)
+        return cls(p, manifest, items, _read_export_marker(p, manifest))
+
+
+def _read_export_marker(packdir: Path, manifest: PackManifest) -> ExportMarker | None:
+    """The export marker, if this is a rater's copy; refused when damaged or when it names
+    another pack or other items than the manifest does."""
+    path = packdir / EXPORT_FILE
+    if not path.exists():
+        return None
+    try:
+        marker = ExportMarker.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError) as err:
+        raise PackError(f"{path}: damaged export marker") from err
+    if marker.pack_id != manifest.pack_id or marker.items_sha256 != manifest.items_sha256:
+        raise PackError(
+            f"{path}: the export marker does not match the manifest (pack {marker.pack_id} vs "
+            f"{manifest.pack_id}, or other items): the copy was mixed with another pack"
+        )
+    return marker

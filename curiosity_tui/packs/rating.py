@@ -43,6 +43,7 @@ __all__ = [
     "ratings_path",
     "read_rater_file",
     "read_ratings",
+    "rater_file_lock",
     "refuse_copied_records",
     "validate_answers",
     "validate_rater_name",
@@ -94,6 +95,11 @@ class RatingRecord(BaseModel):
         "and completeness treat the item as unrated by this rater",
     )
     by_model: ModelRating | None = None
+    items_sha256: str | None = Field(
+        default=None,
+        description="sha256 of the pack's items the rater saw; checked by `ratings import` "
+        "(absent from records saved before exports existed)",
+    )
 
     @property
     def rated(self) -> bool:
@@ -319,7 +325,7 @@ def rated_items(records: Iterable[RatingRecord]) -> dict[str, RatingRecord]:
 
 
 @contextmanager
-def _locked(path: Path) -> Iterator[None]:
+def rater_file_lock(path: Path) -> Iterator[None]:
     """An exclusive advisory lock beside the rater's file, held for one save."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path.with_name(f".{path.name}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
@@ -337,6 +343,12 @@ class RatingSession:
     def __init__(self, packdir: str | Path, rater: str, *, clock=utc_now_milli) -> None:  # type: ignore[no-untyped-def]
         self.rater = validate_rater_name(rater)
         self.pack = Pack.open(packdir)
+        export = self.pack.export
+        if export is not None and export.rater != self.rater:
+            raise RatingError(
+                f"{self.pack.path}: this copy of the pack was exported for rater "
+                f"{export.rater!r}, not {self.rater!r}"
+            )
         self.path = ratings_path(self.pack.path, self.rater)
         self.clock = clock
         self.records: list[RatingRecord] = read_rater_file(
@@ -415,7 +427,7 @@ class RatingSession:
         missing: str | None = None,
         by_model: ModelRating | None = None,
     ) -> RatingRecord:
-        with _locked(self.path):
+        with rater_file_lock(self.path):
             # another window of the same rater may have saved
             on_disk = read_rater_file(self.path, self.rater, self.pack.manifest.pack_id)
             revision = sum(1 for r in on_disk if r.item == item_id)
@@ -428,6 +440,7 @@ class RatingSession:
                 answers=clean,
                 missing=missing,
                 by_model=by_model,
+                items_sha256=self.pack.manifest.items_sha256,
             )
             body = "".join(r.line() for r in [*on_disk, rec])
             atomic_write_bytes(self.path, body.encode("utf-8"))

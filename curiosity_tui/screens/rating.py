@@ -9,6 +9,8 @@ for its category row. Category keys act only while a category row has focus, so 
 is never read as a category (see :mod:`curiosity_tui.widgets.ordered` for how a burst of
 keys stays in order). ``[`` / ``]`` (on a category row) go to the previous / next item; an
 item left with unsaved edits keeps them as a draft, restored when the rater comes back.
+Drafts are also written to the rater's drafts file (:mod:`curiosity_tui.packs.drafts`) as
+they change, so a killed session resumes at the item being typed with its draft.
 
 The screen is self-contained: ``RatingScreen(packdir, rater)``. It reads the pack's
 manifest, items and this rater's own ratings and flags files only — never another rater's
@@ -17,7 +19,7 @@ file, never the key.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
@@ -31,7 +33,8 @@ from textual.widget import Widget
 from textual.widgets import Footer, Input, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
-from curiosity_tui.errors import CuriosityError
+from curiosity_tui.errors import CuriosityError, os_reason
+from curiosity_tui.packs.drafts import DraftStore, ItemDraft
 from curiosity_tui.packs.flags import FlagStore
 from curiosity_tui.packs.rating import (
     QuestionAnswer,
@@ -130,10 +133,13 @@ class RatingScreen(Screen[None]):
         self.scheme = self.session.scheme
         self.key_map = self.scheme.key_map()
         self.flags = FlagStore(self.session.pack.path, rater, self.session.pack.manifest.pack_id)
-        self.index = self.session.resume_index()
+        self.draft_store = DraftStore(self.session.pack, rater)
+        kept = self.draft_store.load()
+        self.drafts: dict[str, Draft] = {i: Draft(**d.model_dump()) for i, d in kept.drafts.items()}
+        order = self.session.order
+        self.index = order.index(kept.current) if kept.current else self.session.resume_index()
         self.categories: dict[str, str | None] = {}
         self.quotes: dict[str, list[str]] = {}
-        self.drafts: dict[str, Draft] = {}
         self.revealed: set[str] = set()  # questions whose errors are shown
         # (question, grounds) right after a category key: an Enter before anything is typed
         # confirms the pick and stays in the grounds (raters press key, Enter, then type).
@@ -203,6 +209,24 @@ class RatingScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._load(self.index)
+        if self.draft_store.note:
+            self._message(self.draft_store.note, "error")
+
+    # -- the drafts file: this item's unsaved edits and every kept draft -----------------------
+    def _persist(self) -> None:
+        """Write the drafts file on every change (only when a draft changed; without fsync:
+        a draft must survive a killed process, not a power cut)."""
+        drafts = dict(self.drafts)
+        if self.has_unsaved_changes():
+            drafts[self.item_id] = self.current_draft()
+        else:
+            drafts.pop(self.item_id, None)
+        try:
+            self.draft_store.save(
+                {i: ItemDraft(**asdict(d)) for i, d in drafts.items()}, self.item_id
+            )
+        except OSError as err:
+            self._message(f"draft not kept on disk: {os_reason(err)}", "error")
 
     # -- widgets by question -----------------------------------------------------------
     def _row(self, qid: str) -> ChoiceRow:
@@ -265,6 +289,7 @@ class RatingScreen(Screen[None]):
             self._message("")
         self._refresh_status()
         self._focus_row(self.scheme.questions[0].id)
+        self._persist()
 
     def _apply(self, d: Draft) -> None:
         for q in self.scheme.questions:
@@ -331,6 +356,7 @@ class RatingScreen(Screen[None]):
         wid = event.input.id or ""
         if wid.startswith("grounds-"):
             self._refresh_errors(wid.removeprefix("grounds-"))
+            self._persist()
         elif wid.startswith("quote-"):
             qid = wid.removeprefix("quote-")
             if self._quote_msg_for.get(qid) != event.value:  # edited since the verdict
@@ -366,10 +392,12 @@ class RatingScreen(Screen[None]):
         self._refresh_errors(qid)
         self.set_focus(self._grounds(qid))
         self._picked = (qid, self._grounds(qid).value)
+        self._persist()
 
     async def action_enter(self) -> None:
         focused = self.focused
         await drain(focused)
+        self._persist()
         qid = self._qid_of(focused)
         picked, self._picked = self._picked, None
         if isinstance(focused, OptionList):
@@ -405,6 +433,7 @@ class RatingScreen(Screen[None]):
     async def action_leave_input(self) -> None:
         focused = self.focused
         await drain(focused)
+        self._persist()
         if isinstance(focused, OptionList):
             self.query_one("#rating-items").remove_class("open")
         elif focused is not None and focused.id == "rating-flag":
@@ -418,6 +447,7 @@ class RatingScreen(Screen[None]):
     async def action_step(self, delta: int) -> None:
         focused = self.focused
         await drain(focused)
+        self._persist()
         qid = self._qid_of(focused)
         if qid and isinstance(focused, Input):
             self._reveal(qid)
@@ -454,6 +484,7 @@ class RatingScreen(Screen[None]):
         msg.update(Text(f"accepted (section {chk.section})", style="green"))
         self._refresh_quotes(q)
         self._refresh_errors(qid)
+        self._persist()
         return True
 
     async def action_remove_quote(self) -> None:
@@ -463,6 +494,7 @@ class RatingScreen(Screen[None]):
             self._refresh_quotes(self.scheme.question(qid))
             self._refresh_errors(qid)
             self._message(f"removed quote “{removed[:40]}”")
+            self._persist()
 
     # -- saving ------------------------------------------------------------------------------
     def answers(self) -> dict[str, QuestionAnswer]:
@@ -511,6 +543,7 @@ class RatingScreen(Screen[None]):
             self._message(f"not saved: {err}", "error")
             return
         self.drafts.pop(self.item_id, None)
+        self._persist()
         saved = f"saved {rec.item}" + (f" (revision {rec.revision})" if rec.revision else "")
         if self.index + 1 < self.session.n:
             self._load(self.index + 1)
