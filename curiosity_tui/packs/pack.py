@@ -7,6 +7,7 @@ Layout (decision 060)::
       items.jsonl        one item a line: {"id": ..., "sections": [s1, s2, s3]}
       ratings/NAME.jsonl one file per rater, append-only records (rating.py)
       log.jsonl          the pack's own append-only, hash-chained log (unblind.py)
+      adjudication.jsonl the coordinator's adjudications, apart from the ratings (adjudication.py)
     PACKDIR/../PACKNAME.key.json   the key: item -> run, configuration (default place)
 
 Nothing in this module reads the key; :func:`read_key` lives in ``unblind.py``.
@@ -27,6 +28,7 @@ from curiosity_tui.packs.schemes import Scheme, scheme_sha256
 from curiosity_tui.textfiles import utf8_lines
 
 __all__ = [
+    "ADJUDICATION_FILE",
     "ITEMS_FILE",
     "KeyEntry",
     "LOG_FILE",
@@ -50,6 +52,7 @@ MANIFEST_FILE = "manifest.json"
 ITEMS_FILE = "items.jsonl"
 RATINGS_DIR = "ratings"
 LOG_FILE = "log.jsonl"
+ADJUDICATION_FILE = "adjudication.jsonl"
 
 
 class PackError(InputError):
