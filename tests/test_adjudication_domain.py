@@ -164,3 +164,44 @@ def test_agreement_uses_the_raw_ratings_only(pack: Path) -> None:
     adjudicate(pack, order[0], "q1", "built", "builds on session one", by="cy")
     adjudicate(pack, order[1], "q1", "built", "builds on session one", by="cy")
     assert pack_agreement(pack, n_boot=50).model_dump() == before
+
+
+def test_unblind_exports_adjudications_apart_from_raw_tables(pack: Path) -> None:
+    from curiosity_tui.packs.adjudication import adjudication_path as apath
+    from curiosity_tui.packs.pack import sha256_bytes
+    from curiosity_tui.packs.unblind import format_unblind
+
+    order = Pack.open(pack).order
+    adjudicate(pack, order[0], "q1", "fresh", "starts over", by="cy")
+    adjudicate(pack, order[0], "q1", "built", "on reflection it builds", by="cy", replaces=1)
+    adjudicate(pack, order[1], "q1", "fresh", "starts over", by="cy")
+    rep = unblind(pack, by="human:cy")
+    entry = PackLog(pack).entries()[-1]
+    assert entry.data["adjudication"] == {
+        "sha256": sha256_bytes(apath(pack).read_bytes()),
+        "records": 3,
+    }
+    rows = {(a.item, a.question): a for a in rep.adjudicated}
+    assert set(rows) == {(order[0], "q1"), (order[1], "q1")}
+    assert rows[(order[0], "q1")].adjudicated == "built" and rows[(order[0], "q1")].replaces == 1
+    assert rows[(order[0], "q1")].raw == {"ann": "built", "bob": "fresh"}
+    # raw tables: every rating counts, both raters' categories; two runs split on q1
+    q1 = next(t for t in rep.tables if t.question == "q1")
+    assert sum(sum(r.values()) for r in q1.by_rating.values()) == 2 * len(order)
+    assert sum(r["split"] for r in q1.by_run.values()) == 2
+    # the adjudicated set: the split runs take the adjudicated category
+    adj = next(t for t in rep.adjudicated_tables if t.question == "q1")
+    assert adj.by_rating == {} and sum(r["split"] for r in adj.by_run.values()) == 0
+    assert sum(r["fresh"] for r in adj.by_run.values()) == 1
+    assert (
+        sum(r["built"] for r in adj.by_run.values())
+        == sum(r["built"] for r in q1.by_run.values()) + 1
+    )
+    text = format_unblind(rep)
+    raw_part, adj_part = text.split("\nadjudicated (", 1)
+    assert "adjudicated" not in raw_part.replace("unblinded", "")
+    assert "q1 — adjudicated set: runs per configuration" in adj_part
+    assert (
+        f"{order[0]}" in adj_part
+        and "→ adjudicated built by human:cy (record 2, revises record 1)" in adj_part
+    )

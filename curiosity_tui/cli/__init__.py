@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from curiosity_tui.cli import (
+    adjudication_cmds,
     analysis_cmds,
     app_cmds,
     contract_cmds,
@@ -36,6 +37,7 @@ COMMAND_MODULES = (
     pilot_cmds,
     contract_cmds,
     pack_cmds,
+    adjudication_cmds,
     analysis_cmds,
     keys_cmds,
 )

@@ -31,6 +31,7 @@ __all__ = [
     "RaterView",
     "adjudicate",
     "adjudication_state",
+    "format_state",
     "key_opened_seq",
 ]
 
@@ -163,3 +164,37 @@ def adjudicate(
         replaces=replaces,
         clock=clock,
     )
+
+
+def format_state(state: AdjudicationState) -> str:
+    """``adjudication list``: one line per disagreement, with the adjudication in force."""
+    done = sum(1 for d in state.disagreements if d.adjudication is not None)
+    key = (
+        "closed (adjudication open)"
+        if state.key_opened is None
+        else f"opened at pack log seq {state.key_opened} (adjudication closed)"
+    )
+    lines = [
+        f"pack {state.pack_id} · scheme {state.scheme} · raters: "
+        f"{', '.join(state.raters) or '(none yet)'}",
+        f"ratings: {state.reason}",
+        f"key: {key}",
+    ]
+    if not state.complete:
+        lines.append("disagreements are listed once the ratings are complete")
+        return "\n".join(lines)
+    lines.append(
+        f"{len(state.disagreements)} disagreement(s), {done} adjudicated; "
+        f"{len(state.records)} adjudication record(s)"
+    )
+    for d in state.disagreements:
+        raw = "  ".join(f"{r}={c}" for r, c in d.raw.items())
+        a = d.adjudication
+        what = (
+            "not adjudicated"
+            if a is None
+            else f"adjudicated {a.category} by {a.adjudicator} (record {a.seq})"
+            + (" — raw ratings revised since" if d.stale else "")
+        )
+        lines.append(f"  {d.item}  {d.question}  {raw}  → {what}")
+    return "\n".join(lines)
