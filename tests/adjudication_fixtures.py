@@ -31,6 +31,12 @@ def build_rated_pack(tmp_path: Path, *, upto: int | None = None) -> Path:
         seed=11,
         expected_raters=["ann", "bob"],
     )
+    rate_two(out, upto=upto)
+    return out
+
+
+def rate_two(out: Path, *, upto: int | None = None) -> None:
+    """ann and bob rate a pilot-01 pack as described above."""
     ann, bob = RatingSession(out, "ann"), RatingSession(out, "bob")
     for n, item in enumerate(ann.order):
         quote = [quote_of(ann, item)] if n == 0 else []
@@ -53,4 +59,3 @@ def build_rated_pack(tmp_path: Path, *, upto: int | None = None) -> Path:
                 "q2": {"category": "none", "grounds": "nothing unsupported"},
             },
         )
-    return out

@@ -205,3 +205,47 @@ def test_unblind_exports_adjudications_apart_from_raw_tables(pack: Path) -> None
         f"{order[0]}" in adj_part
         and "→ adjudicated built by human:cy (record 2, revises record 1)" in adj_part
     )
+
+
+def test_cli_list_and_one_line_errors(pack: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from curiosity_tui.cli import main
+
+    order = Pack.open(pack).order
+    adjudicate(pack, order[0], "q1", "fresh", "starts over", by="cy")
+    assert main(["adjudication", "list", str(pack)]) == 0
+    out = capsys.readouterr().out
+    assert "3 disagreement(s), 1 adjudicated" in out and "key: closed (adjudication open)" in out
+    assert (
+        f"  {order[0]}  q1  ann=built  bob=fresh  → adjudicated fresh by human:cy (record 1)" in out
+    )
+    assert f"  {order[1]}  q1  ann=built  bob=fresh  → not adjudicated" in out
+    assert main(["adjudication", "list", str(pack), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["disagreements"]) == 3 and data["records"][0]["category"] == "fresh"
+    # bad input: one line on stderr, no traceback
+    with adjudication_path(pack).open("a", encoding="utf-8") as fh:
+        fh.write("{broken\n")
+    cases = [
+        (["adjudication", "list", str(pack)], f"{adjudication_path(pack)}:2: damaged"),
+        (["adjudication", "list", str(pack / "nope")], "no such pack directory"),
+        (["adjudicate", str(pack), "--coordinator", "c y"], "invalid coordinator name"),
+        (["adjudicate", str(pack), "--coordinator", "cy"], f"{adjudication_path(pack)}:2: damaged"),
+    ]
+    for argv, problem in cases:
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("curiosity-tui: error:") and err.count("\n") == 1 and problem in err
+
+
+def test_cli_unblind_prints_adjudications_labelled(
+    pack: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from curiosity_tui.cli import main
+
+    order = Pack.open(pack).order
+    adjudicate(pack, order[1], "q1", "fresh", "starts over", by="cy")
+    assert main(["unblind", str(pack), "--by", "cy", "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert [(a["item"], a["adjudicated"]) for a in rep["adjudicated"]] == [(order[1], "fresh")]
+    assert main(["adjudication", "list", str(pack)]) == 0
+    assert "adjudication closed" in capsys.readouterr().out

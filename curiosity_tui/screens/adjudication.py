@@ -68,6 +68,7 @@ class AdjudicationScreen(AppScreen):
     #adj-question { text-style: bold; margin-top: 1; }
     #adj-raters { height: auto; margin: 1 0; }
     #adj-current { height: auto; color: $text-muted; }
+    #adj-form-title { text-style: bold; margin-top: 1; }
     #adj-keys { color: $text-muted; }
     #adj-message { height: auto; min-height: 1; }
     #adj-message.error { color: $error; }
@@ -116,6 +117,11 @@ class AdjudicationScreen(AppScreen):
                 yield Static("", id="adj-question")
                 yield Static("", id="adj-raters")
                 yield Static("", id="adj-current")
+                yield Static(
+                    "Adjudicated category (its letter, while the row has focus) and grounds",
+                    id="adj-form-title",
+                    markup=False,
+                )
                 yield ChoiceRow("adjudication", [], id="adj-choice")
                 yield OrderedInput(
                     placeholder="grounds: one line (required); Enter or Ctrl+S saves",
