@@ -173,3 +173,16 @@ async def test_workspace_key_opens_adjudication_for_the_selected_pack(
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, AdjudicationScreen)
+
+
+def test_cli_adjudicate_opens_the_app_as_the_coordinator(
+    pack: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from curiosity_tui.cli import main
+
+    seen: list[tuple[Path, str]] = []
+    monkeypatch.setattr(
+        AdjudicationApp, "run", lambda self: seen.append((self.packdir, self.coordinator))
+    )
+    assert main(["adjudicate", str(pack), "--coordinator", "cy"]) == 0
+    assert seen == [(pack, "human:cy")]

@@ -164,6 +164,9 @@ def test_agreement_uses_the_raw_ratings_only(pack: Path) -> None:
     adjudicate(pack, order[0], "q1", "built", "builds on session one", by="cy")
     adjudicate(pack, order[1], "q1", "built", "builds on session one", by="cy")
     assert pack_agreement(pack, n_boot=50).model_dump() == before
+    from curiosity_tui.packs.pack_agreement import format_agreement
+
+    assert "basis: raw ratings only" in format_agreement(pack_agreement(pack, n_boot=50))
 
 
 def test_unblind_exports_adjudications_apart_from_raw_tables(pack: Path) -> None:
@@ -249,3 +252,13 @@ def test_cli_unblind_prints_adjudications_labelled(
     assert [(a["item"], a["adjudicated"]) for a in rep["adjudicated"]] == [(order[1], "fresh")]
     assert main(["adjudication", "list", str(pack)]) == 0
     assert "adjudication closed" in capsys.readouterr().out
+
+
+def test_a_damaged_adjudication_file_stops_unblind_before_the_key_opens(pack: Path) -> None:
+    order = Pack.open(pack).order
+    adjudicate(pack, order[0], "q1", "fresh", "starts over", by="cy")
+    with adjudication_path(pack).open("a", encoding="utf-8") as fh:
+        fh.write("{broken\n")
+    with pytest.raises(AdjudicationError, match=":2: damaged"):
+        unblind(pack, by="human:cy")
+    assert [e.kind for e in PackLog(pack).entries()] == ["pack_built"]

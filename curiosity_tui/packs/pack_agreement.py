@@ -23,6 +23,10 @@ class PackAgreement(BaseModel):
     scheme: str
     n_items: int
     scope: str = "all items (controls, if any, cannot be told apart before unblinding)"
+    basis: str = (
+        "raw ratings only (each rater's latest revision); adjudicated categories are kept "
+        "apart and never counted here"
+    )
     raters: list[str]
     n_boot: int
     seed: int
@@ -94,6 +98,7 @@ def format_agreement(rep: PackAgreement) -> str:
         f"raters: {', '.join(rep.raters) or '(none yet)'}",
         f"intervals: 95% percentile bootstrap, {rep.n_boot} samples resampling runs, seed {rep.seed}",
         f"scope: {rep.scope}",
+        f"basis: {rep.basis}",
     ]
     for qa in rep.questions:
         lines.append("")

@@ -327,6 +327,8 @@ def unblind(
     pack = Pack.open(packdir)
     log = PackLog(pack.path)
     comp = completeness(pack)
+    # a damaged adjudication file is refused before anything is logged or the key is read
+    in_force = current_adjudications(read_adjudications(pack))
     if not comp.complete and not force:
         log.append(
             "unblind_refused",
@@ -360,7 +362,6 @@ def unblind(
         raise
     latest = _latest_categories(pack)
     tables = [_config_table(q, key, latest, pack.order) for q in pack.scheme.questions]
-    in_force = current_adjudications(read_adjudications(pack))
     adjudicated_tables = [
         _config_table(q, key, latest, pack.order, in_force) for q in pack.scheme.questions
     ]
