@@ -190,8 +190,9 @@ class AdjudicationScreen(AppScreen):
             Text("not adjudicated yet")
             if a is None
             else literal(
-                f"adjudicated {a.category} by {a.adjudicator} (record {a.seq}): {a.grounds} — "
-                f"saving records a revision that replaces record {a.seq}"
+                f"adjudicated {a.category} by {a.adjudicator} (record {a.seq}): {a.grounds}"
+                + (" — raw ratings revised since" if d.stale else "")
+                + f" — saving records a revision that replaces record {a.seq}"
             )
         )
         row = self.query_one("#adj-choice", ChoiceRow)

@@ -110,7 +110,7 @@ class WorkspaceScreen(AppScreen):
         Binding("d", "downgrades", "Downgrades", id="workspace.downgrades"),
         Binding("m", "metrics", "Metrics", id="workspace.metrics"),
         Binding("g", "agreement", "Agreement", id="workspace.agreement"),
-        Binding("J", "adjudication", "Adjudicate", id="workspace.adjudication"),
+        Binding("J", "adjudication", "Adjudicate", show=False, id="workspace.adjudication"),
         Binding("r", "refresh", "Refresh", id="workspace.refresh"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="workspace.clear"),
     ]
