@@ -186,3 +186,20 @@ def test_cli_adjudicate_opens_the_app_as_the_coordinator(
     )
     assert main(["adjudicate", str(pack), "--coordinator", "cy"]) == 0
     assert seen == [(pack, "human:cy")]
+
+
+async def test_incomplete_ratings_list_nothing_and_save_nothing(tmp_path: Path) -> None:
+    pack = build_rated_pack(tmp_path, upto=3)
+    app = AdjudicationApp(pack, "human:cy")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.adjudication_screen
+        assert "ratings incomplete" in _text(screen, "#adj-status")
+        assert screen.query_one("#adj-list").option_count == 0  # type: ignore[attr-defined]
+        await pilot.press("enter", "f", "ctrl+s", "question_mark")
+        await pilot.pause()
+        assert "nothing to adjudicate" in _text(screen, "#adj-message")
+        from curiosity_tui.screens.help import HelpScreen
+
+        assert isinstance(app.screen, HelpScreen)  # help works here as everywhere
+    assert not _records(pack)
