@@ -115,6 +115,8 @@ async def test_opening_a_pack_pushes_the_rating_screen_with_no_route_to_agreemen
 
         await pilot.press("escape", "ctrl+g", "g")  # a rater cannot reach other raters' work
         assert isinstance(app.screen, RatingScreen)
+        await pilot.press("J")  # nor the coordinator's adjudication
+        assert isinstance(app.screen, RatingScreen)
         await pilot.press("ctrl+b")
         assert isinstance(app.screen, WorkspaceScreen)
         # the coordinator's view: g on a pack in the workspace

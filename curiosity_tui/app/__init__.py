@@ -5,7 +5,7 @@
 - :mod:`~curiosity_tui.app.navigator` — every screen change screens ask for;
 - :mod:`~curiosity_tui.app.main` — :class:`CuriosityApp` and :func:`make_app`;
 - :mod:`~curiosity_tui.app.standalone` — :class:`RatingApp`, :class:`AgreementApp`,
-  :class:`AnalysisApp`.
+  :class:`AdjudicationApp`, :class:`AnalysisApp`.
 
 Screens live one per file in :mod:`curiosity_tui.screens`, reusable widgets in
 :mod:`curiosity_tui.widgets`; they call domain modules (``ledger``, ``contract``,
@@ -15,9 +15,10 @@ imports :mod:`curiosity_tui.cli`; the CLI imports the app, lazily, inside its ha
 
 from curiosity_tui.app.base import AppBase, env_keymap, load_keymap
 from curiosity_tui.app.main import CuriosityApp, make_app
-from curiosity_tui.app.standalone import AgreementApp, AnalysisApp, RatingApp
+from curiosity_tui.app.standalone import AdjudicationApp, AgreementApp, AnalysisApp, RatingApp
 
 __all__ = [
+    "AdjudicationApp",
     "AgreementApp",
     "AnalysisApp",
     "AppBase",

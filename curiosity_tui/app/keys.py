@@ -44,6 +44,7 @@ SCREENS: tuple[tuple[str, str, str], ...] = (
     ("Open a pack", "curiosity_tui.screens.pack_open", "PackOpenScreen"),
     ("Rating", "curiosity_tui.screens.rating", "RatingScreen"),
     ("Agreement", "curiosity_tui.screens.agreement", "AgreementScreen"),
+    ("Adjudication", "curiosity_tui.screens.adjudication", "AdjudicationScreen"),
     ("Analysis", "curiosity_tui.screens.analysis", "AnalysisScreen"),
     ("Help", "curiosity_tui.screens.help", "HelpScreen"),
 )

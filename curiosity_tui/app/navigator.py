@@ -66,6 +66,23 @@ class Navigation(App[None]):
 
         self.push_screen(AgreementScreen(Path(packdir)))
 
+    def open_adjudication(self, packdir: Path, coordinator: str | None = None) -> None:
+        """The coordinator's adjudication of ``packdir`` as ``human:NAME``: ``coordinator``,
+        else the app's curator name, ``$CURIOSITY_CURATOR``, ``$USER``."""
+        import os
+
+        from curiosity_tui.screens.adjudication import AdjudicationScreen
+
+        name = (
+            coordinator
+            or getattr(self, "curator_name", None)
+            or os.environ.get("CURIOSITY_CURATOR")
+            or os.environ.get("USER")
+            or "coordinator"
+        )
+        name = "".join(str(name).split()).removeprefix("human:") or "coordinator"
+        self.push_screen(AdjudicationScreen(Path(packdir), f"human:{name}"))
+
     def open_audit(self, path: Path) -> None:
         from curiosity_tui.screens.audit import AuditScreen
 

@@ -1,9 +1,10 @@
 """The apps that host one screen: blind rating (``curiosity-tui rate``), agreement
-(``curiosity-tui agreement --tui``) and analysis (``AnalysisApp(paths).run()``).
+(``curiosity-tui agreement --tui``), adjudication (``curiosity-tui adjudicate``) and analysis (``AnalysisApp(paths).run()``).
 
 Each is a thin :class:`~curiosity_tui.app.base.AppBase`: the same help, palette, keymap
-(``$CURIOSITY_TUI_KEYMAP``) and shell stylesheet as the full app. The agreement app is never
-reachable from the rating app: a rater must not see other raters' work.
+(``$CURIOSITY_TUI_KEYMAP``) and shell stylesheet as the full app. Neither the agreement app
+nor the adjudication app is reachable from the rating app: a rater must not see other raters'
+work.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from curiosity_tui.app.base import SHELL_CSS, TABLES_CSS, AppBase, env_keymap
 
-__all__ = ["AgreementApp", "AnalysisApp", "RatingApp"]
+__all__ = ["AdjudicationApp", "AgreementApp", "AnalysisApp", "RatingApp"]
 
 
 class RatingApp(AppBase):
@@ -59,6 +60,28 @@ class AgreementApp(AppBase):
         from curiosity_tui.screens.agreement import AgreementScreen
 
         self.push_screen(AgreementScreen(self.packdir, n_boot=self.n_boot, seed=self.seed))
+
+
+class AdjudicationApp(AppBase):
+    """Hosts :class:`~curiosity_tui.screens.adjudication.AdjudicationScreen` for
+    ``curiosity-tui adjudicate PACKDIR --coordinator NAME`` (coordinator only, still blind)."""
+
+    TITLE = "curiosity-tui · adjudication"
+    EXIT_WITH_LAST_SCREEN = True
+
+    def __init__(
+        self, packdir: str | Path, coordinator: str, *, keymap: dict[str, str] | None = None
+    ) -> None:
+        from curiosity_tui.screens.adjudication import AdjudicationScreen
+
+        super().__init__(keymap=env_keymap(keymap))
+        self.packdir = Path(packdir)
+        self.coordinator = coordinator
+        # Built here so a bad pack or adjudication file fails before the terminal is taken over.
+        self.adjudication_screen = AdjudicationScreen(self.packdir, coordinator)
+
+    def open_home(self) -> None:
+        self.push_screen(self.adjudication_screen)
 
 
 class AnalysisApp(AppBase):

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from curiosity_tui.cli import (
+    adjudication_cmds,
     analysis_cmds,
     app_cmds,
     attraction_cmds,
@@ -39,6 +40,7 @@ COMMAND_MODULES = (
     pilot_cmds,
     contract_cmds,
     pack_cmds,  # also `ratings export` / `ratings import` (cli/ratings_cmds.py)
+    adjudication_cmds,
     analysis_cmds,
     attraction_cmds,
     keys_cmds,

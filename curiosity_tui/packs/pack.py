@@ -8,6 +8,7 @@ Layout (decision 060)::
       ratings/NAME.jsonl one file per rater, append-only records (rating.py)
       log.jsonl          the pack's own append-only, hash-chained log (unblind.py)
       export.json        only in a rater's exported copy (export.py): for whom, of which pack
+      adjudication.jsonl the coordinator's adjudications, apart from the ratings (adjudication.py)
     PACKDIR/../PACKNAME.key.json   the key: item -> run, configuration (default place)
 
 Nothing in this module reads the key; :func:`read_key` lives in ``unblind.py``.
@@ -30,6 +31,7 @@ from curiosity_tui.textfiles import utf8_lines
 __all__ = [
     "EXPORT_FILE",
     "ExportMarker",
+    "ADJUDICATION_FILE",
     "ITEMS_FILE",
     "KeyEntry",
     "LOG_FILE",
@@ -55,6 +57,7 @@ RATINGS_DIR = "ratings"
 LOG_FILE = "log.jsonl"
 EXPORT_FILE = "export.json"
 EXPORT_FORMAT = "curiosity-tui-pack-export/1"
+ADJUDICATION_FILE = "adjudication.jsonl"
 
 
 class PackError(InputError):

@@ -25,6 +25,10 @@ class PackAgreement(BaseModel):
     scheme: str
     n_items: int
     scope: str = "all items (controls, if any, cannot be told apart before unblinding)"
+    basis: str = (
+        "raw ratings only (each rater's latest revision); adjudicated categories are kept "
+        "apart and never counted here"
+    )
     raters: list[str]
     groups: dict[str, list[str]] = Field(
         default_factory=dict, description="human / model → raters; never pooled unless 'pooled'"
@@ -107,6 +111,7 @@ def format_agreement(rep: PackAgreement) -> str:
         f"raters: {groups or '(none yet)'}",
         f"intervals: 95% percentile bootstrap, {rep.n_boot} samples resampling runs, seed {rep.seed}",
         f"scope: {rep.scope}",
+        f"basis: {rep.basis}",
     ]
     if rep.pooled:
         lines.append("POOLED rows put human and model raters together (--pool-groups)")

@@ -21,6 +21,12 @@ from pydantic import BaseModel, Field, ValidationError
 from curiosity_tui.atomic import append_line_durable
 from curiosity_tui.clock import utc_now_milli
 from curiosity_tui.errors import InputError
+from curiosity_tui.packs.adjudication import (
+    AdjudicationRecord,
+    adjudication_path,
+    current_adjudications,
+    read_adjudications,
+)
 from curiosity_tui.packs.pack import (
     LOG_FILE,
     Pack,
@@ -279,6 +285,23 @@ class ItemRow(BaseModel):
     categories: dict[str, dict[str, str]] = Field(description="rater → question → category")
 
 
+class AdjudicatedRow(BaseModel):
+    """One adjudication in force, beside the raw categories it settled (never mixed in)."""
+
+    item: str
+    question: str
+    kind: str
+    run: str
+    config: str
+    raw: dict[str, str] = Field(description="rater → raw category (latest revision)")
+    adjudicated: str
+    grounds: str
+    adjudicator: str
+    ts: str
+    seq: int
+    replaces: int | None
+
+
 class UnblindReport(BaseModel):
     pack_id: str
     forced: bool
@@ -292,6 +315,16 @@ class UnblindReport(BaseModel):
     rater_groups: dict[str, str] = Field(
         default_factory=dict, description="rater → human or model; tables are per group"
     )
+    adjudicated: list[AdjudicatedRow] = Field(
+        default_factory=list,
+        description="the coordinator's adjudications (adjudication.jsonl), labelled as such; "
+        "every table above counts raw ratings only",
+    )
+    adjudicated_tables: list[ConfigTable] = Field(
+        default_factory=list,
+        description="the adjudicated set, runs per configuration: split runs take the "
+        "adjudicated category where there is one (by_rating is left empty)",
+    )
 
 
 def unblind(
@@ -300,6 +333,8 @@ def unblind(
     pack = Pack.open(packdir)
     log = PackLog(pack.path)
     comp = completeness(pack)
+    # a damaged adjudication file is refused before anything is logged or the key is read
+    in_force = current_adjudications(read_adjudications(pack))
     if not comp.complete and not force:
         log.append(
             "unblind_refused",
@@ -322,6 +357,7 @@ def unblind(
             "rated": comp.rated,
             "missing": {r: m for r, m in comp.missing.items() if m},
             "key_sha256": pack.manifest.key_sha256,
+            "adjudication": _file_stamp(adjudication_path(pack.path)),
         },
         ts=ts,
     )
@@ -337,6 +373,9 @@ def unblind(
         _config_table(q, key, _only(latest, set(rs)), pack.order, group)
         for group, rs in groups.items()
         for q in pack.scheme.questions
+    ]
+    adjudicated_tables = [
+        _config_table(q, key, latest, pack.order, "all", in_force) for q in pack.scheme.questions
     ]
     items = [
         ItemRow(
@@ -372,6 +411,37 @@ def unblind(
         controls=controls,
         log_seq=entry.seq,
         rater_groups={r: rater_group(r) for r in raters},
+        adjudicated=[_adjudicated_row(r, key, latest) for r in in_force.values()],
+        adjudicated_tables=adjudicated_tables if in_force else [],
+    )
+
+
+def _file_stamp(path: Path) -> dict[str, Any]:
+    """sha256 and line count of a file as it stands (None, 0 when there is none)."""
+    if not path.exists():
+        return {"sha256": None, "records": 0}
+    raw = path.read_bytes()
+    return {"sha256": sha256_bytes(raw), "records": sum(1 for x in raw.split(b"\n") if x.strip())}
+
+
+def _adjudicated_row(
+    rec: AdjudicationRecord, key: PackKey, latest: dict[str, dict[str, dict[str, str]]]
+) -> AdjudicatedRow:
+    ent = key.items[rec.item]
+    raw = {r: a[rec.question] for r, a in latest.get(rec.item, {}).items() if rec.question in a}
+    return AdjudicatedRow(
+        item=rec.item,
+        question=rec.question,
+        kind=ent.kind,
+        run=ent.run,
+        config=ent.config,
+        raw=raw,
+        adjudicated=rec.category,
+        grounds=rec.grounds,
+        adjudicator=rec.adjudicator,
+        ts=rec.ts,
+        seq=rec.seq,
+        replaces=rec.replaces,
     )
 
 
@@ -417,8 +487,11 @@ def _config_table(
     latest: dict[str, dict[str, dict[str, str]]],
     order: list[str],
     group: str = "human",
+    adjudicated: dict[tuple[str, str], AdjudicationRecord] | None = None,
 ) -> ConfigTable:
-    """One question's categories per configuration, counted per rating and per run."""
+    """One question's categories per configuration, counted per rating and per run. With
+    ``adjudicated`` (the adjudicated set): an item whose raters split counts as its
+    adjudicated category, and ``by_rating`` is left empty (it would not be ratings)."""
     real = [i for i in order if key.items[i].kind == "run"]
     configs = sorted({key.items[i].config for i in real})
     by_rating = {c: dict.fromkeys(q.category_ids, 0) for c in configs}
@@ -429,6 +502,9 @@ def _config_table(
     for i in real:
         ent = key.items[i]
         cats = [r[q.id] for r in latest.get(i, {}).values() if q.id in r]
+        settled = (adjudicated or {}).get((i, q.id))
+        if adjudicated is not None and settled is not None and len(set(cats)) > 1:
+            cats = [settled.category]
         for c in cats:
             by_rating[ent.config][c] += 1
         run_cats.setdefault((ent.config, ent.run), []).extend(cats)
@@ -444,7 +520,7 @@ def _config_table(
         group=group,
         question=q.id,
         categories=q.category_ids,
-        by_rating=by_rating,
+        by_rating=by_rating if adjudicated is None else {},
         by_run=by_run,
         runs=dict(runs),
     )
@@ -475,6 +551,7 @@ def format_unblind(rep: UnblindReport) -> str:
         )
         tag = f" control:{it.control}" if it.control else ""
         lines.append(f"  {it.item}  {it.config:<12} {it.run}{tag}  {cats_text}")
+    lines.extend(_format_adjudicated(rep))
     return "\n".join(lines)
 
 
@@ -529,5 +606,35 @@ def _control_lines(c: ControlResult, groups: dict[str, str]) -> list[str]:
             f"  {c.item} {c.kind:<18} {qid}: expected {want}; "
             + (", ".join(f"{r}={v}" for r, v in got.items()) or "no ratings")
             + f"  ({', '.join(per_group) or '0/0'} as expected)"
+        )
+    return lines
+
+
+def _format_adjudicated(rep: UnblindReport) -> list[str]:
+    """The adjudicated categories, apart from (and after) every raw table."""
+    if not rep.adjudicated:
+        return []
+    lines = [
+        "",
+        "adjudicated (the coordinator's category where raters split, recorded blind; "
+        "every table above counts raw ratings only)",
+    ]
+    for t in rep.adjudicated_tables:
+        cats = [*t.categories, "split"]
+        width = max([len(c) for c in t.by_run] + [13])
+        lines.append(f"{t.question} — adjudicated set: runs per configuration")
+        lines.append(
+            "  " + "configuration".ljust(width) + "  " + "  ".join(c.rjust(8) for c in cats)
+        )
+        for config, row in t.by_run.items():
+            lines.append(
+                "  " + config.ljust(width) + "  " + "  ".join(str(row[c]).rjust(8) for c in cats)
+            )
+    for a in rep.adjudicated:
+        raw = ", ".join(f"{r}={c}" for r, c in sorted(a.raw.items()))
+        again = f", revises record {a.replaces}" if a.replaces else ""
+        lines.append(
+            f"  {a.item}  {a.config:<12} {a.run}  {a.question}: raw {raw} → adjudicated "
+            f"{a.adjudicated} by {a.adjudicator} (record {a.seq}{again})"
         )
     return lines

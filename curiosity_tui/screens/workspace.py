@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from curiosity_tui import workspace_scan
+from curiosity_tui.errors import CuriosityError
 from curiosity_tui.screens.base import AppScreen
 from curiosity_tui.widgets.literal import short
 
@@ -109,6 +110,7 @@ class WorkspaceScreen(AppScreen):
         Binding("d", "downgrades", "Downgrades", id="workspace.downgrades"),
         Binding("m", "metrics", "Metrics", id="workspace.metrics"),
         Binding("g", "agreement", "Agreement", id="workspace.agreement"),
+        Binding("J", "adjudication", "Adjudicate", show=False, id="workspace.adjudication"),
         Binding("r", "refresh", "Refresh", id="workspace.refresh"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="workspace.clear"),
     ]
@@ -300,6 +302,17 @@ class WorkspaceScreen(AppScreen):
             self.notify("Select a pack first (tab to the packs table).", severity="warning")
             return
         self.nav.open_agreement(p.path)
+
+    def action_adjudication(self) -> None:
+        """Coordinator's adjudication of a pack, still blind (never reachable from rating)."""
+        p = self.selected_pack()
+        if p is None:
+            self.notify("Select a pack first (tab to the packs table).", severity="warning")
+            return
+        try:
+            self.nav.open_adjudication(p.path)
+        except CuriosityError as err:
+            self.notify(str(err), severity="error", title="Cannot adjudicate")
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
