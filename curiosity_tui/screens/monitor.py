@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -283,6 +283,30 @@ class RunMonitorScreen(AppScreen):
         self._paint()
         self.notify(f"Session {after} done: your turn to curate.", title="Curator")
         self.nav.open_curator(led, after, f"human:{self.request.curator}", resume)
+
+    def human_session_hook(self) -> Callable[[Any, int, str], Awaitable[bool]]:
+        """A ``HumanSessionHook`` for the runner (on its own thread and loop): push the human
+        session screen in the app and wait for the person's result (True: committed)."""
+
+        async def hook(led: Any, t: int, person: str) -> bool:
+            loop = asyncio.get_running_loop()
+            fut: asyncio.Future[bool] = loop.create_future()
+
+            def done(committed: bool | None) -> None:
+                loop.call_soon_threadsafe(lambda: fut.done() or fut.set_result(bool(committed)))
+
+            self.app.call_from_thread(self._open_human_session, led, t, person, done)
+            return await fut
+
+        return hook
+
+    def _open_human_session(
+        self, led: Any, t: int, person: str, done: Callable[[bool | None], None]
+    ) -> None:
+        self.phase = f"session {t}: human:{person} (waiting for you)"
+        self._paint()
+        self.notify(f"Session {t} is yours, {person}.", title="Human session")
+        self.nav.open_human_session(led, t, person, done)
 
     def cancel(self) -> None:
         """Stop the run at once (uncommitted work of the current session is discarded)."""
