@@ -10,7 +10,7 @@ condition's facts and actions are separated by ``;``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -181,9 +181,8 @@ def _open_layer(inp: HumanSessionInput, v: dict[str, str], decision: str) -> Ope
     )
 
 
-def deliverable_from_fields(inp: HumanSessionInput, v: dict[str, str]) -> HumanDeliverable:
-    """The form's strings as the person's deliverable (InputError: a field that cannot be read)."""
-    decision = "PRESERVE" if v.get("decision") == "PRESERVE" else "ANSWER"
+def _rows(inp: HumanSessionInput, v: dict[str, str]) -> dict[str, list[Any]]:
+    """The fixed rows that were filled in: new questions, a fact, an action, a downgrade."""
     new = [
         NewQuestion(
             text=v[f"new_{i}"].strip(),
@@ -192,7 +191,7 @@ def deliverable_from_fields(inp: HumanSessionInput, v: dict[str, str]) -> HumanD
         for i in range(1, NEW_ROWS + 1)
         if v.get(f"new_{i}", "").strip()
     ]
-    facts = []
+    facts, actions, downgrades = [], [], []
     if v.get("fact_node", "").strip():
         facts.append(
             FactItem(
@@ -201,37 +200,48 @@ def deliverable_from_fields(inp: HumanSessionInput, v: dict[str, str]) -> HumanD
                 source_id=_source(inp, v.get("fact_source", "")),
             )
         )
-    actions = []
     if v.get("action_node", "").strip():
-        kind = v.get("action_kind") or "work"
+        kind = (
+            v.get("action_kind") if v.get("action_kind") in ("work", "close", "revive") else "work"
+        )
         actions.append(
-            NodeAction(
-                node=v["action_node"].strip().lower(),
-                action=kind if kind in ("work", "close", "revive") else "work",  # type: ignore[arg-type]
-                note=v.get("action_note", "").strip(),
+            NodeAction.model_validate(
+                {
+                    "node": v["action_node"].strip().lower(),
+                    "action": kind,
+                    "note": v.get("action_note", "").strip(),
+                }
             )
         )
-    downgrades = []
     if v.get("dg_fact"):
-        kind = "weaken" if v.get("dg_kind") == "weaken" else "waive"
         downgrades.append(
-            DowngradeProposal(
-                node=inp.focus,
-                fact_id=v["dg_fact"],
-                proposal=kind,
-                new_text=v.get("dg_text", "").strip() or None,
-                grounds=v.get("dg_grounds", "").strip(),
+            DowngradeProposal.model_validate(
+                {
+                    "node": inp.focus,
+                    "fact_id": v["dg_fact"],
+                    "proposal": "weaken" if v.get("dg_kind") == "weaken" else "waive",
+                    "new_text": v.get("dg_text", "").strip() or None,
+                    "grounds": v.get("dg_grounds", "").strip(),
+                }
             )
         )
-    answer = v.get("answer", "").strip() or None
+    return {"new": new, "facts": facts, "actions": actions, "downgrades": downgrades}
+
+
+def deliverable_from_fields(inp: HumanSessionInput, v: dict[str, str]) -> HumanDeliverable:
+    """The form's strings as the person's deliverable (InputError: a field that cannot be read)."""
+    decision: Literal["ANSWER", "PRESERVE"] = (
+        "PRESERVE" if v.get("decision") == "PRESERVE" else "ANSWER"
+    )
+    rows = _rows(inp, v)
     deliv = DeliverableResponse(
-        answer=answer,
-        actions=actions,
-        new_questions=new,
+        answer=v.get("answer", "").strip() or None,
+        actions=rows["actions"],
+        new_questions=rows["new"],
         open_layer=_open_layer(inp, v, decision),
-        facts=facts,
+        facts=rows["facts"],
         checks=_checks(inp, v),
-        downgrade_proposals=downgrades,
+        downgrade_proposals=rows["downgrades"],
     )
     return HumanDeliverable(
         decision=decision, reason=v.get("reason", "").strip(), deliverable=deliv
