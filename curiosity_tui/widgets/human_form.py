@@ -249,7 +249,10 @@ def deliverable_from_fields(inp: HumanSessionInput, v: dict[str, str]) -> HumanD
 
 
 class HumanForm(VerticalScroll):
-    """The fields of :func:`form_fields`, read and restored as strings."""
+    """The fields of :func:`form_fields`, read and restored as strings. Not focusable itself:
+    focus goes from field to field, and the form scrolls to the focused one."""
+
+    can_focus = False
 
     def __init__(self, fields: list[FormField], **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
