@@ -210,3 +210,81 @@ async def test_the_monitors_hook_opens_the_screen_and_returns_the_persons_result
             await asyncio.to_thread(runner.join, 30)
         assert got == [True]
     assert outcome(path) == EXPECTED
+
+
+async def test_quitting_the_app_mid_form_keeps_what_was_typed(path: Path) -> None:
+    with Ledger.open(path, write=True) as led:
+        app = Host(led)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await burst(pilot, [*FIRST, "ctrl+q"], settle=0)  # quit before any timed save
+            for _ in range(600):  # the app is closing: wait for it without the pilot
+                if not app.is_running:
+                    break
+                await asyncio.sleep(0.05)
+        assert app.results == [] and led.last_session == 1
+    kept = json.loads(draft_path(path, 2, "alice").read_text(encoding="utf-8"))
+    assert kept["fields"]["node_status"] == "counted for Wittenberg only"
+
+
+CHILD = """
+import asyncio, json, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[2])
+from test_app_human_session import FIRST, Host, SIZE
+from keyburst import burst
+from curiosity_tui.ledger import Ledger
+from curiosity_tui.protocol.human_drafts import draft_path
+
+async def main() -> None:
+    path = Path(sys.argv[1])
+    with Ledger.open(path, write=True) as led:
+        app = Host(led)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await burst(pilot, FIRST)
+            draft = draft_path(path, 2, "alice")
+            for _ in range(600):  # the timed save, not a quit, writes the draft
+                await pilot.pause(0.05)
+                if draft.exists() and "Wittenberg" in draft.read_text(encoding="utf-8"):
+                    break
+            print("typed", flush=True)
+            await asyncio.sleep(600)
+
+asyncio.run(main())
+"""
+
+
+async def test_a_draft_survives_sigkill_and_reopens(
+    path: Path, subprocess_env: dict[str, str]
+) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    tests = Path(__file__).resolve().parent
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(path), str(tests)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=subprocess_env,
+        text=True,
+    )
+    try:
+        line = await asyncio.to_thread(proc.stdout.readline)  # type: ignore[union-attr]
+        assert line.strip() == "typed", proc.stderr.read() if proc.stderr else ""
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    with Ledger.open(path, write=True) as led:
+        assert led.last_session == 1
+        app = Host(led)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, HumanSessionScreen)
+            assert screen.form_values()["reason"] == "one city's count is not a comparison"
+            await burst(pilot, ["tab"] * 4 + REST, settle=40)
+        assert app.results == [True]
+    assert outcome(path) == EXPECTED

@@ -13,6 +13,7 @@ lands as typed (widgets/ordered.py).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from rich.text import Text
@@ -20,6 +21,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.css.query import NoMatches
 from textual.widgets import Footer, Header, Input, OptionList, Static
 
 from curiosity_tui.clock import utc_now_micro as utc_now
@@ -62,6 +64,9 @@ class HumanSessionScreen(AppScreen):
     BINDINGS = [
         Binding("ctrl+s", "submit", "Submit", id="human.submit", priority=True),
         Binding("escape", "back", "Back", id="human.back", priority=True),
+        # the app's quit, after the field has taken the keys typed before it and the draft
+        # holds them
+        Binding("ctrl+q", "quit_app", "Quit", id="human.quit", priority=True, show=False),
         Binding("enter", "step(1)", "Next field", id="human.enter", priority=True, show=False),
         Binding("tab", "step(1)", "Next field", id="human.tab", priority=True, show=False),
         Binding(
@@ -87,6 +92,7 @@ class HumanSessionScreen(AppScreen):
         )
         self.started = utc_now()
         self._save_pending = False
+        self.committed = False
         self.notice = ""
 
     # -- layout -----------------------------------------------------------------------
@@ -153,13 +159,22 @@ class HumanSessionScreen(AppScreen):
 
     def save_draft_now(self) -> None:
         self._save_pending = False
-        draft = HumanDraft(
-            session=self.t, person=self.person, started=self.started, fields=self.form_values()
-        )
+        if self.committed:
+            return  # a timer set before the commit: the draft is gone for good
+        try:
+            fields = self.form_values()
+        except NoMatches:
+            return  # the form is already gone (the app is closing): the last save stands
+        draft = HumanDraft(session=self.t, person=self.person, started=self.started, fields=fields)
         try:
             save_draft(self.ledger.path, draft)
         except OSError as err:
             self._error(f"draft not saved: {err}")
+
+    def on_unmount(self) -> None:
+        """Quitting the app (q, ctrl+q) also keeps what was typed since the last save."""
+        if not self.committed:
+            self.save_draft_now()
 
     @on(Input.Changed)
     @on(OptionList.OptionHighlighted)
@@ -182,7 +197,8 @@ class HumanSessionScreen(AppScreen):
             self.focus_previous()
 
     def _error(self, message: str) -> None:
-        self.query_one("#hs-error", Static).update(Text(message))
+        with contextlib.suppress(NoMatches):
+            self.query_one("#hs-error", Static).update(Text(message))
 
     async def action_submit(self) -> None:
         await drain(self.focused)
@@ -197,8 +213,14 @@ class HumanSessionScreen(AppScreen):
         except CuriosityError as err:
             self._error(f"Not committed: {err}")
             return
+        self.committed = True
         drop_draft(self.ledger.path, self.t, self.person)
         self.dismiss(True)
+
+    async def action_quit_app(self) -> None:
+        await drain(self.focused)
+        self.save_draft_now()
+        self.app.exit()
 
     async def action_back(self) -> None:
         await drain(self.focused)
