@@ -64,9 +64,6 @@ class HumanSessionScreen(AppScreen):
     BINDINGS = [
         Binding("ctrl+s", "submit", "Submit", id="human.submit", priority=True),
         Binding("escape", "back", "Back", id="human.back", priority=True),
-        # the app's quit, after the field has taken the keys typed before it and the draft
-        # holds them
-        Binding("ctrl+q", "quit_app", "Quit", id="human.quit", priority=True, show=False),
         Binding("enter", "step(1)", "Next field", id="human.enter", priority=True, show=False),
         Binding("tab", "step(1)", "Next field", id="human.tab", priority=True, show=False),
         Binding(
@@ -171,11 +168,6 @@ class HumanSessionScreen(AppScreen):
         except OSError as err:
             self._error(f"draft not saved: {err}")
 
-    def on_unmount(self) -> None:
-        """Quitting the app (q, ctrl+q) also keeps what was typed since the last save."""
-        if not self.committed:
-            self.save_draft_now()
-
     @on(Input.Changed)
     @on(OptionList.OptionHighlighted)
     def _changed(self, event: Any) -> None:
@@ -216,11 +208,6 @@ class HumanSessionScreen(AppScreen):
         self.committed = True
         drop_draft(self.ledger.path, self.t, self.person)
         self.dismiss(True)
-
-    async def action_quit_app(self) -> None:
-        await drain(self.focused)
-        self.save_draft_now()
-        self.app.exit()
 
     async def action_back(self) -> None:
         await drain(self.focused)
