@@ -41,6 +41,7 @@ SCREENS: tuple[tuple[str, str, str], ...] = (
     ("Curator between sessions", "curiosity_tui.screens.curator", "CuratorScreen"),
     ("Curator's reason form", "curiosity_tui.screens.reason", "ReasonScreen"),
     ("Run monitor", "curiosity_tui.screens.monitor", "RunMonitorScreen"),
+    ("Human session", "curiosity_tui.screens.human_session", "HumanSessionScreen"),
     ("Open a pack", "curiosity_tui.screens.pack_open", "PackOpenScreen"),
     ("Rating", "curiosity_tui.screens.rating", "RatingScreen"),
     ("Agreement", "curiosity_tui.screens.agreement", "AgreementScreen"),

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from curiosity_tui.contract.downgrades import PendingDowngrade
     from curiosity_tui.ledger.ledger import Ledger
     from curiosity_tui.ledger.view import LedgerView
+    from curiosity_tui.protocol.schemas import JudgeBeforeResponse
 
 
 class Navigation(App[None]):
@@ -109,6 +110,23 @@ class Navigation(App[None]):
         from curiosity_tui.screens.curator import CuratorScreen
 
         self.push_screen(CuratorScreen(ledger, after, actor, resume))
+
+    def open_human_session(
+        self,
+        ledger: Ledger,
+        t: int,
+        person: str,
+        done: Callable[[bool | None], None],
+        *,
+        judge: JudgeBeforeResponse | None = None,
+        judge_by: str | None = None,
+    ) -> None:
+        """``person`` takes session ``t`` of ``ledger``; ``done`` gets True once it is committed,
+        False (or None) when they left it (the draft is kept)."""
+        from curiosity_tui.screens.human_session import HumanSessionScreen
+
+        screen = HumanSessionScreen(ledger, t, person, judge=judge, judge_by=judge_by)
+        self.push_screen(screen, done)
 
     def ask_search(
         self, nodes: dict[str, Any], done: Callable[[tuple[str, list[str]] | None], None]

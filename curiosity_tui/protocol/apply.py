@@ -80,12 +80,18 @@ def apply_actions(
                     f"action close on the focus {nid}: closure of the focus follows the decision"
                 )
                 continue
-            resurface(b, nid, "voluntary", "model")
+            resurface(b, nid, "voluntary", ctx.actor)
             attempt_closure(
-                b, ctx.settings.contract, nid, answer=a.note, delta=None, reason="close action"
+                b,
+                ctx.settings.contract,
+                nid,
+                answer=a.note,
+                delta=None,
+                actor=ctx.actor,
+                reason="close action",
             )
         else:  # work / revive
-            resurface(b, nid, "voluntary", "model")
+            resurface(b, nid, "voluntary", ctx.actor)
         applied += 1
     return applied
 
@@ -98,7 +104,7 @@ def apply_facts(b: Batch, ctx: SessionContext, facts: list[FactItem]) -> int:
         if nid is None or not text:
             continue
         src = f.source_id if f.source_id in b.state.sources else None
-        b.emit(FactAttached(text=text, source=src), node=nid, actor="model")
+        b.emit(FactAttached(text=text, source=src), node=nid, actor=ctx.actor)
         n += 1
     return n
 
@@ -122,7 +128,7 @@ def new_questions(
                 f"question parent: unknown node {q.parent!r}; attached to {default_parent or 'root'}"
             )
             parent = default_parent
-        b.create_node(text, parent=parent, origin=origin, actor="model")
+        b.create_node(text, parent=parent, origin=origin, actor=ctx.actor)
         out.append(text)
     return out
 
@@ -137,7 +143,7 @@ def req_id(raw: str, node: str) -> str:
 
 
 def apply_return_condition(
-    b: Batch, node_id: str, proposal: ReturnConditionProposal | None
+    b: Batch, node_id: str, proposal: ReturnConditionProposal | None, *, actor: str = "model"
 ) -> None:
     """Set a first return condition, or revise the current one under the S3 rule."""
     if proposal is None:
@@ -153,7 +159,7 @@ def apply_return_condition(
             required_actions=list(proposal.required_actions),
             closure_test=proposal.closure_test,
         )
-        b.emit(first, node=node_id, actor="model")
+        b.emit(first, node=node_id, actor=actor)
         return
     rev = revise(
         rc,
@@ -172,4 +178,4 @@ def apply_return_condition(
         retired=rev.retired,
         added=rev.added,
     )
-    b.emit(revised, node=node_id, actor="model")
+    b.emit(revised, node=node_id, actor=actor)

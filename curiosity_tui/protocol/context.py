@@ -112,6 +112,9 @@ class SessionContext:
     record: SessionRecord
     budget: Budget
     rejected: list[str] = field(default_factory=list)
+    #: who writes the session's deliverable events: "model", or "human:<name>" for a person
+    #: taking the session (protocol/human_session.py; the same apply path)
+    actor: str = "model"
 
     async def call(self, aw: Awaitable[tuple[T, CallRecord]], *, key: str | None = None) -> T:
         try:

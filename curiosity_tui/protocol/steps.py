@@ -18,6 +18,7 @@ written before :func:`apply_step`, which writes one batch).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,6 +52,7 @@ from curiosity_tui.protocol.call_specs import (
 from curiosity_tui.protocol.context import SessionContext, SessionFailure, prompt_estimate
 from curiosity_tui.protocol.schemas import (
     CheckerResponse,
+    CheckResult,
     DeliverableResponse,
     JudgeAfterResponse,
     JudgeBeforeResponse,
@@ -370,6 +372,16 @@ def _deliverable_cap(ctx: SessionContext, messages: list[dict[str, str]]) -> int
 # --------------------------------------------------------------------------- 7. apply
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """What the session decided, and what it keeps: the model's selected candidate and its Δ;
+    for a person (protocol/human_session.py) their withheld answer, if any, and no Δ."""
+
+    decision: Decision
+    candidate: str | None
+    delta: float | None
+
+
 def apply_step(
     ctx: SessionContext,
     focus: Focus,
@@ -380,96 +392,121 @@ def apply_step(
     deliv: DeliverableResponse,
 ) -> None:
     """Everything in one batch, in the order the journal shows (docs/protocol.md, step 8)."""
+    planned = [(r["id"], c) for r, c in zip(plan.requirements, first.checks, strict=True)]
+    outcome = Outcome(decision, evaluation.selected, evaluation.delta)
     with session_batch(ctx, focus.id) as b:
-        resurface(b, focus.id, "forced_focus", "system")
-        n_checks = _apply_planned_checks(b, ctx, focus, plan, first)
-        actions = apply_actions(b, ctx, deliv.actions, focus=focus.id)
-        n_facts = apply_facts(b, ctx, deliv.facts)
-        n_checks += _apply_deliverable_checks(b, ctx, focus, deliv)
-        more = new_questions(
-            b, ctx, deliv.new_questions, origin="new_question", default_parent=focus.id
+        write_deliverable(
+            b,
+            ctx,
+            focus.id,
+            outcome,
+            deliv,
+            planned=planned,
+            deliverable_checks=ctx.settings.contract.checks_in_deliverable,
         )
-        living = new_questions(
-            b, ctx, deliv.open_layer.living_questions, origin="open_layer", default_parent=focus.id
-        )
-        _apply_decision(b, ctx, focus, evaluation, decision, deliv)
-        _apply_downgrade_proposals(b, ctx, deliv)
-        ctx.record.questions = living + more
-        ctx.record.counts = SessionCounts(
-            voluntary_actions=actions,
-            new_questions=len(more),
-            open_layer=len(living),
-            dependency_checks=n_checks,
-            facts=n_facts,
-            forced_focus=True,
-        )
-        ctx.record.output_text = deliverable_text(deliv, decision)
-        finish(b, ctx, decay=True)
+
+
+def write_deliverable(
+    b: Batch,
+    ctx: SessionContext,
+    focus_id: str,
+    outcome: Outcome,
+    deliv: DeliverableResponse,
+    *,
+    planned: Sequence[tuple[str, CheckResult]],
+    deliverable_checks: bool,
+) -> None:
+    """The one apply path of a protocol session's deliverable, a model's or a person's, into
+    the open batch: focus, planned checks, actions, facts, the deliverable's checks, new
+    questions, the open layer, the decision, downgrade proposals; then the record and finish."""
+    resurface(b, focus_id, "forced_focus", "system")
+    n_checks = _apply_planned_checks(b, ctx, focus_id, planned)
+    actions = apply_actions(b, ctx, deliv.actions, focus=focus_id)
+    n_facts = apply_facts(b, ctx, deliv.facts)
+    if deliverable_checks:
+        n_checks += _apply_deliverable_checks(b, ctx, focus_id, deliv)
+    more = new_questions(
+        b, ctx, deliv.new_questions, origin="new_question", default_parent=focus_id
+    )
+    living = new_questions(
+        b, ctx, deliv.open_layer.living_questions, origin="open_layer", default_parent=focus_id
+    )
+    _apply_decision(b, ctx, focus_id, outcome, deliv)
+    _apply_downgrade_proposals(b, ctx, deliv)
+    ctx.record.questions = living + more
+    ctx.record.counts = SessionCounts(
+        voluntary_actions=actions,
+        new_questions=len(more),
+        open_layer=len(living),
+        dependency_checks=n_checks,
+        facts=n_facts,
+        forced_focus=True,
+    )
+    ctx.record.output_text = deliverable_text(deliv, outcome.decision)
+    finish(b, ctx, decay=True)
 
 
 def _apply_planned_checks(
-    b: Batch, ctx: SessionContext, focus: Focus, plan: CheckPlan, first: FirstRound
+    b: Batch, ctx: SessionContext, focus_id: str, planned: Sequence[tuple[str, CheckResult]]
 ) -> int:
     """pilot-02: the checker calls' results (evidence record → match check → the check)."""
-    for r, c in zip(plan.requirements, first.checks, strict=True):
+    for rid, c in planned:
         record_check(
             b,
             ctx.settings.contract,
-            focus.id,
-            r["id"],
+            focus_id,
+            rid,
             satisfied=c.satisfied,
             evidence_text=c.evidence,
             source_id=c.source_id,
             passage=c.passage,
+            actor=ctx.actor,
         )
-    return len(plan.requirements)
+    return len(planned)
 
 
 def _apply_deliverable_checks(
-    b: Batch, ctx: SessionContext, focus: Focus, deliv: DeliverableResponse
+    b: Batch, ctx: SessionContext, focus_id: str, deliv: DeliverableResponse
 ) -> int:
-    """pilot-01: the checks that came back inside the deliverable."""
+    """The checks that came back inside the deliverable (pilot-01; a person's, any contract)."""
     contract = ctx.settings.contract
-    if not contract.checks_in_deliverable:
-        return 0
-    rc = b.node(focus.id).get("return_condition") or {"required_facts": []}
+    rc = b.node(focus_id).get("return_condition") or {"required_facts": []}
     current = {r["id"] for r in rc["required_facts"]}
     n = 0
     for dc in deliv.checks:
-        rid = req_id(dc.fact_id, focus.id)
+        rid = req_id(dc.fact_id, focus_id)
         if rid not in current:
-            ctx.rejected.append(f"check: {focus.id} has no required fact {dc.fact_id!r}")
+            ctx.rejected.append(f"check: {focus_id} has no required fact {dc.fact_id!r}")
             continue
         record_check(
             b,
             contract,
-            focus.id,
+            focus_id,
             rid,
             satisfied=dc.satisfied,
             evidence_text=dc.evidence,
             source_id=dc.source_id,
             passage=dc.passage,
+            actor=ctx.actor,
         )
         n += 1
     return n
 
 
 def _apply_decision(
-    b: Batch,
-    ctx: SessionContext,
-    focus: Focus,
-    evaluation: Evaluation,
-    decision: Decision,
-    deliv: DeliverableResponse,
+    b: Batch, ctx: SessionContext, focus_id: str, outcome: Outcome, deliv: DeliverableResponse
 ) -> None:
     """PRESERVE: keep the candidate, set or revise the return condition. ANSWER: try closure."""
-    if decision == "PRESERVE":
-        kept = CandidatePreserved(text=evaluation.selected, delta=evaluation.delta)
-        b.emit(kept, node=focus.id, actor="model")
-        apply_return_condition(b, focus.id, deliv.open_layer.return_condition)
+    if outcome.decision == "PRESERVE":
+        if outcome.candidate is not None:
+            kept = CandidatePreserved(text=outcome.candidate, delta=outcome.delta)
+            b.emit(kept, node=focus_id, actor=ctx.actor)
+        apply_return_condition(b, focus_id, deliv.open_layer.return_condition, actor=ctx.actor)
         return
-    answer = (deliv.answer or "").strip() or evaluation.selected
-    out = attempt_closure(b, ctx.settings.contract, focus.id, answer=answer, delta=evaluation.delta)
+    answer = (deliv.answer or "").strip() or (outcome.candidate or "")
+    out = attempt_closure(
+        b, ctx.settings.contract, focus_id, answer=answer, delta=outcome.delta, actor=ctx.actor
+    )
     ctx.record.closure = SessionClosure(closed=out.closed, unmet=list(out.unmet))
 
 
@@ -487,7 +524,7 @@ def _apply_downgrade_proposals(b: Batch, ctx: SessionContext, deliv: Deliverable
                 req_id(p.fact_id, nid),
                 p.proposal,
                 grounds=p.grounds,
-                actor="model",
+                actor=ctx.actor,
                 new_text=p.new_text,
             )
         except TransitionError as err:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from curiosity_tui.contract.downgrades import PendingDowngrade
     from curiosity_tui.ledger.ledger import Ledger
     from curiosity_tui.ledger.view import LedgerView
+    from curiosity_tui.protocol.schemas import JudgeBeforeResponse
 
 
 class Navigator(Protocol):
@@ -40,6 +41,16 @@ class Navigator(Protocol):
     def open_rendering(self, view: LedgerView, session: int) -> None: ...
     def open_curator(
         self, ledger: Ledger, after: int, actor: str, resume: Callable[[], None]
+    ) -> None: ...
+    def open_human_session(
+        self,
+        ledger: Ledger,
+        t: int,
+        person: str,
+        done: Callable[[bool | None], None],
+        *,
+        judge: JudgeBeforeResponse | None = None,
+        judge_by: str | None = None,
     ) -> None: ...
     def show_node(self, path: Path, node: str, *, closing: Screen) -> None: ...
     def ask_search(

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,33 @@ from textual.widgets import Footer, Header, RichLog, Static
 
 from curiosity_tui.screens.base import AppScreen
 from curiosity_tui.widgets.literal import clean
+
+HumanDone = Callable[[bool | None], None]
+
+
+def human_session_hook(
+    call_in_app: Callable[..., Any], open_session: Callable[[Any, int, str, HumanDone], None]
+) -> Callable[[Any, int, str], Awaitable[bool]]:
+    """A ``HumanSessionHook`` for a runner on its own thread and loop: ``call_in_app``
+    (``app.call_from_thread``) runs ``open_session(led, t, person, done)`` in the app, which
+    pushes the human session screen; the hook returns what ``done`` is given (True: the
+    person committed session t; False: they left it, the draft kept)."""
+
+    async def hook(led: Any, t: int, person: str) -> bool:
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[bool] = loop.create_future()
+
+        def done(committed: bool | None) -> None:
+            def settle() -> None:
+                if not fut.done():
+                    fut.set_result(bool(committed))
+
+            loop.call_soon_threadsafe(settle)
+
+        call_in_app(open_session, led, t, person, done)
+        return await fut
+
+    return hook
 
 
 @dataclass
@@ -329,6 +356,18 @@ class RunMonitorScreen(AppScreen):
         self._paint()
         self.notify(f"Session {after} done: your turn to curate.", title="Curator")
         self.nav.open_curator(led, after, f"human:{self.request.curator}", resume)
+
+    def human_session_hook(self) -> Callable[[Any, int, str], Awaitable[bool]]:
+        """The runner's ``HumanSessionHook``: the human session screen, opened from here."""
+        return human_session_hook(self.app.call_from_thread, self._open_human_session)
+
+    def _open_human_session(
+        self, led: Any, t: int, person: str, done: Callable[[bool | None], None]
+    ) -> None:
+        self.phase = f"session {t}: human:{person} (waiting for you)"
+        self._paint()
+        self.notify(f"Session {t} is yours, {person}.", title="Human session")
+        self.nav.open_human_session(led, t, person, done)
 
     def cancel(self) -> None:
         """Stop the run at once (uncommitted work of the current session is discarded)."""
