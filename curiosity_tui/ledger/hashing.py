@@ -149,7 +149,11 @@ class NodeHasher:
     def digest(self, node: dict[str, Any]) -> str:
         enc = jr.canonical
         facts = node["facts"]
-        before = enc({k: v for k, v in node.items() if k < "facts"})[1:-1]
+        # one encode of the node with its facts emptied, cut at the top-level "facts" key (no
+        # field sorted before it holds a "facts" key, and in a string its quotes are escaped)
+        text = enc({**node, "facts": []})
+        cut = text.find('"facts":[]')
+        before, after = text[1 : max(cut - 1, 1)], text[cut + 10 : -1].lstrip(",")
         hit = self._state.get(node["id"])
         if hit is not None and hit[0] is facts and len(facts) >= hit[1] and hit[2] == before:
             h = hit[3]
@@ -160,7 +164,6 @@ class NodeHasher:
             head = "{" + (before + "," if before else "") + '"facts":['
             h = hashlib.sha256((head + (enc(facts)[1:-1] if facts else "")).encode("utf-8"))
         self._state[node["id"]] = (facts, len(facts), before, h)
-        after = enc({k: v for k, v in node.items() if k > "facts"})[1:-1]
         out = h.copy()
         out.update(("]" + ("," + after if after else "") + "}").encode("utf-8"))
         return out.hexdigest()
