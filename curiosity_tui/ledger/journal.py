@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic_core import from_json
-
 from curiosity_tui.errors import CorruptLedgerError
+from curiosity_tui.ledger import fastjson
 from curiosity_tui.ledger.events import COMMIT_MARKERS
 
 GENESIS = "0" * 64
@@ -265,15 +264,10 @@ def _parse_all(lines: list[bytes]) -> list[Any] | None:
     """Parse every line with one json.loads call (much cheaper than one call per line)."""
     if not lines:
         return []
-    blob = b"[" + b",".join(lines) + b"]"
-    try:  # pydantic's parser: a third cheaper; what it refuses (a lone surrogate escape,
-        # which json accepts) goes to json, so the result is always json.loads's
-        out = from_json(blob, cache_strings="keys")
-    except ValueError:
-        try:
-            out = json.loads(blob)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return None
+    try:
+        out = fastjson.loads(b"[" + b",".join(lines) + b"]")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
     return out if isinstance(out, list) and len(out) == len(lines) else None
 
 
