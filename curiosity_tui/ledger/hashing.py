@@ -28,13 +28,14 @@ class HashIndex:
     grow) is appended, so a snapshot's state hash is a single sha256 over the buffer, with no
     sort, join or per-node work (decision 177)."""
 
-    __slots__ = ("_buf", "_max", "_ordered", "_pos")
+    __slots__ = ("_buf", "_digest", "_max", "_ordered", "_pos")
 
     def __init__(self, hashes: dict[str, str] | None = None) -> None:
         self._buf = bytearray()
         self._pos: dict[str, int] = {}  # node id -> offset of its digest in _buf
         self._max = 0
         self._ordered = True
+        self._digest: str | None = None  # of _buf, until the next set (decision 215)
         if hashes:
             self._fill(sorted(hashes.items(), key=lambda kv: _num(kv[0])))
 
@@ -49,8 +50,10 @@ class HashIndex:
         self._pos = pos
         self._max = _num(pairs[-1][0]) if pairs else 0
         self._ordered = True
+        self._digest = None
 
     def set(self, nid: str, digest: str) -> None:
+        self._digest = None
         at = self._pos.get(nid)
         if at is not None:
             self._buf[at : at + 64] = digest.encode("ascii")
@@ -72,11 +75,16 @@ class HashIndex:
         other._pos = dict(self._pos)
         other._max = self._max
         other._ordered = self._ordered
+        other._digest = self._digest
         return other
 
     def digest(self) -> str:
-        self.digest_order()
-        return hashlib.sha256(self._buf).hexdigest()
+        """The state hash; kept until the next ``set`` (a snapshot after an unchanged
+        stage, e.g. a decay that touched nothing, costs nothing)."""
+        if self._digest is None:
+            self.digest_order()
+            self._digest = hashlib.sha256(self._buf).hexdigest()
+        return self._digest
 
     def as_dict(self) -> dict[str, str]:
         buf = self._buf
@@ -127,6 +135,46 @@ class NodeEncoder:
         after = enc({k: v for k, v in node.items() if k > "facts"})[1:-1]
         fields = [f for f in (before, '"facts":[' + ",".join(parts) + "]", after) if f]
         return "{" + ",".join(fields) + "}"
+
+
+class NodeHasher:
+    """Node hashes for a long in-place fold (replay, snapshots checked but not kept): a
+    node's facts are append-only, so a sha256 of its canonical text up to the end of its
+    facts is kept per node and only new facts are fed to it; a hash is a copy of that state
+    plus the fields after ``facts``. Equal to ``node_hash(node)`` (decision 215)."""
+
+    def __init__(self) -> None:
+        self._state: dict[str, tuple[list[Any], int, str, Any]] = {}
+
+    def digest(self, node: dict[str, Any]) -> str:
+        enc = jr.canonical
+        facts = node["facts"]
+        # one encode of the node with its facts emptied, cut at the top-level "facts" key (no
+        # field sorted before it holds a "facts" key, and in a string its quotes are escaped)
+        text = enc({**node, "facts": []})
+        cut = text.find('"facts":[]')
+        before, after = text[1 : max(cut - 1, 1)], text[cut + 10 : -1].lstrip(",")
+        hit = self._state.get(node["id"])
+        if hit is not None and hit[0] is facts and len(facts) >= hit[1] and hit[2] == before:
+            h = hit[3]
+            if len(facts) > hit[1]:
+                sep = "," if hit[1] else ""
+                h.update((sep + enc(facts[hit[1] :])[1:-1]).encode("utf-8"))
+        else:
+            head = "{" + (before + "," if before else "") + '"facts":['
+            h = hashlib.sha256((head + (enc(facts)[1:-1] if facts else "")).encode("utf-8"))
+        self._state[node["id"]] = (facts, len(facts), before, h)
+        out = h.copy()
+        out.update(("]" + ("," + after if after else "") + "}").encode("utf-8"))
+        return out.hexdigest()
+
+
+def snapshot_hashes(
+    nodes: dict[str, dict[str, Any]], dirty: set[str], index: HashIndex, hasher: NodeHasher
+) -> None:
+    """Hash the nodes changed since the last snapshot into ``index`` (no texts kept)."""
+    for nid in sorted(dirty, key=_num):
+        index.set(nid, hasher.digest(nodes[nid]))
 
 
 def snapshot_texts(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import json.encoder as _json_encoder
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from curiosity_tui.errors import CorruptLedgerError
+from curiosity_tui.ledger import fastjson
 from curiosity_tui.ledger.events import COMMIT_MARKERS
 
 GENESIS = "0" * 64
@@ -32,10 +34,24 @@ _HASH_SUFFIX_LEN = len(',"hash":""}') + 64
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
+# The C encoder json.JSONEncoder.encode builds afresh on every call, built once here without
+# the circular-reference markers (what is encoded comes from JSON or pydantic dumps: trees,
+# never cycles); byte-identical output at about half the cost for a small dict (decision 215).
+_MAKE_C_ENCODER = getattr(_json_encoder, "c_make_encoder", None)
+_C_ENCODE = (
+    _MAKE_C_ENCODER(
+        None, _CANONICAL.default, _json_encoder.encode_basestring, None, ":", ",", True, False, True
+    )
+    if _MAKE_C_ENCODER is not None
+    else None
+)
+
 
 def canonical(obj: Any) -> str:
     """Sorted keys, compact separators, UTF-8 text (same as json.dumps with those options)."""
-    return _CANONICAL.encode(obj)
+    if _C_ENCODE is None or isinstance(obj, str):
+        return _CANONICAL.encode(obj)
+    return "".join(_C_ENCODE(obj, 0))
 
 
 def encode_event(body: dict[str, Any]) -> tuple[bytes, str]:
@@ -181,6 +197,7 @@ class JournalStream:
         seq, prev, pos = self.start_seq, self.prev, self.offset
         pending: list[dict[str, Any]] = []
         carry = b""
+        sha = hashlib.sha256
         with self.path.open("rb") as fh:
             fh.seek(self.offset)
             while True:
@@ -196,7 +213,19 @@ class JournalStream:
                     scan(self.path, start_seq=self.start_seq, prev=self.prev, offset=self.offset)
                     raise CorruptLedgerError(f"{self.path}: malformed line", path=str(self.path))
                 for raw, ev in zip(lines, parsed, strict=True):
-                    prev = self._check(raw, ev, seq, prev)
+                    # the checks of _check, inlined for the common case (a good line)
+                    if (
+                        type(ev) is not dict
+                        or ev.get("seq") != seq
+                        or ev.get("prev") != prev
+                        or len(raw) <= _HASH_SUFFIX_LEN
+                        or raw[-_HASH_SUFFIX_LEN:-66] != b',"hash":"'
+                    ):
+                        prev = self._check(raw, ev, seq, prev)  # raises, naming the seq
+                    digest = sha(prev.encode("ascii") + raw[:-_HASH_SUFFIX_LEN] + b"}").hexdigest()
+                    if digest != ev.get("hash"):
+                        self._check(raw, ev, seq, prev)  # raises: hash mismatch
+                    prev = digest
                     pending.append(ev)
                     seq += 1
                     pos += len(raw) + 1
@@ -236,7 +265,7 @@ def _parse_all(lines: list[bytes]) -> list[Any] | None:
     if not lines:
         return []
     try:
-        out = json.loads(b"[" + b",".join(lines) + b"]")
+        out = fastjson.loads(b"[" + b",".join(lines) + b"]")
     except (json.JSONDecodeError, UnicodeDecodeError):
         return None
     return out if isinstance(out, list) and len(out) == len(lines) else None

@@ -14,7 +14,14 @@ from pydantic import BaseModel, ValidationError
 from curiosity_tui.errors import CorruptLedgerError, NotALedgerError
 from curiosity_tui.ledger import journal as jr
 from curiosity_tui.ledger.events import EVENT_KINDS, FoldState, fold_event, validate_data
-from curiosity_tui.ledger.hashing import HashIndex, NodeEncoder, snapshot_texts
+from curiosity_tui.ledger.fastcheck import Checker, data_checker
+from curiosity_tui.ledger.hashing import (
+    HashIndex,
+    NodeEncoder,
+    NodeHasher,
+    snapshot_hashes,
+    snapshot_texts,
+)
 from curiosity_tui.ledger.journal import JOURNAL_FILE
 from curiosity_tui.ledger.store import (
     Head,
@@ -137,6 +144,7 @@ def replay(
     st = FoldState()
     index = HashIndex()
     encoder = NodeEncoder()
+    hasher = NodeHasher()
     dirty: set[str] = set()
     kept: list[bytes] = []
     count = 0
@@ -152,9 +160,12 @@ def replay(
         if spec is None or seq == 1 or (spec.needs_node and node is None):
             _fold_checked(jpath, st, ev)  # the careful path: names what is wrong
         else:
-            _validate_once(spec.schema, ev, seq)
+            data = ev["data"]
+            fast = _CHECKERS.get(kind)
+            if fast is None or not fast(data):
+                _validate_once(spec.schema, ev, seq)
             try:
-                spec.fold(st, seq, ev["session"], node, ev["actor"], ev["data"])
+                spec.fold(st, seq, ev["session"], node, ev["actor"], data)
             except CorruptLedgerError as err:
                 raise CorruptLedgerError(f"{jpath}: {err}", seq=seq) from None
         if kind in _MULTI:
@@ -162,7 +173,10 @@ def replay(
         elif node is not None and node in st.nodes:
             dirty.add(node)
         if kind == "snapshot_written" and check_snapshots:
-            changed = snapshot_texts(st.nodes, dirty, index, encoder)
+            if keep_snapshots:
+                changed = snapshot_texts(st.nodes, dirty, index, encoder)
+            else:
+                snapshot_hashes(st.nodes, dirty, index, hasher)
             digest = index.digest()
             if digest != ev["data"]["state_hash"]:
                 raise CorruptLedgerError(
@@ -176,7 +190,7 @@ def replay(
                 )
             dirty = set()
     for nid in dirty:  # nodes changed after the last snapshot
-        index.set(nid, hashlib.sha256(encoder.encode(st.nodes[nid]).encode("utf-8")).hexdigest())
+        index.set(nid, hasher.digest(st.nodes[nid]))
     for nid in st.nodes.keys() - index.keys():  # snapshots not checked: hash the rest
         index.set(nid, hashlib.sha256(jr.canonical(st.nodes[nid]).encode("utf-8")).hexdigest())
     done = until_seq is None or until_seq >= stream.last_seq
@@ -202,6 +216,13 @@ def _validate_once(schema: type[BaseModel], ev: dict[str, Any], seq: int) -> Non
         validate_data(ev["kind"], ev["data"], seq=seq, dump=False)
         raise  # pragma: no cover - validate_data raised already
 
+
+#: the pure-Python pre-check of each plain kind's data (the others: pydantic every time)
+_CHECKERS: dict[str, Checker] = {
+    name: check
+    for name, spec in EVENT_KINDS.items()
+    if (check := data_checker(spec.schema)) is not None
+}
 
 #: kinds that change nodes other than their own (see ``touched``)
 _MULTI = frozenset({"nodes_merged", "decay_applied"})

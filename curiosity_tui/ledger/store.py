@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from curiosity_tui.clock import utc_now_seconds
 from curiosity_tui.errors import LedgerLockedError, StorageError, os_reason
+from curiosity_tui.ledger import fastjson
 
 PROJECTION_FILE = "ledger.json"
 PROJECTION_DIR = "projection"
@@ -276,7 +277,7 @@ class ProjectionStore:
         assert self.head is not None
         body = b"".join(self.table_bytes(table))
         try:
-            rows = json.loads(b"[" + body[:-1].replace(b"\n", b",") + b"]") if body else []
+            rows = fastjson.loads(b"[" + body[:-1].replace(b"\n", b",") + b"]") if body else []
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise ProjectionDamaged(
                 f"{self.rows_dir / self.head.files[table].name}: bad row"
