@@ -333,7 +333,8 @@ class RunMonitorScreen(AppScreen):
                 plan=req.relay,
                 clients=clients,  # type: ignore[arg-type]
                 endpoints=req.relay_endpoints,
-                human_hook=req.human_hook,
+                # a person's session opens the human session screen unless a hook was given
+                human_hook=req.human_hook or self.human_session_hook(),
             )
             self._run_task = asyncio.current_task()
             try:
