@@ -299,9 +299,8 @@ def build_report(
     from curiosity_tui.analysis.relay_tables import format_relay_tables
 
     relay = format_relay_tables(runs)
-    if relay:  # relayed runs only
-        lines += ["## Relay: drift and survival per session and per transition kind", ""]
-        lines += ["```", relay, "```", ""]
+    if relay:  # relayed runs only (Markdown already: its headings one level down)
+        lines += ["#" + ln if ln.startswith("#") else ln for ln in relay.splitlines()] + [""]
     lines += _spread_section(doc, _figure_metrics(doc, first), figs)
     lines += ["## All registry metrics (mean over runs, n = runs with a value)", ""]
     lines += registry_md(doc, reg)
