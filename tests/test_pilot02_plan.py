@@ -4,7 +4,9 @@ comparison, lock as they are and run offline end to end."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,6 +14,7 @@ from curiosity_tui.analysis.plan import load_plan, parse_plan
 from curiosity_tui.cli import main
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger import Ledger
+from curiosity_tui.protocol.scripted_server import ScriptedServer
 
 PLAN = Path(__file__).resolve().parents[1] / "docs" / "pilot-02.toml"
 
@@ -58,6 +61,36 @@ def pilot_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return runs
 
 
+def _rater(pick: int) -> Any:
+    """A scripted model rater for the pilot-02 scheme: quotes the item's first (or last) line of
+    section 2 (or 1) verbatim, as q1 requires; categories by ``pick``."""
+
+    def respond(kind: str, session: int, body: dict[str, Any]) -> dict[str, Any] | None:
+        if kind != "rate":
+            return None
+        text = body["messages"][-1]["content"]
+        parts = re.split(r"^=== .* ===$", text, flags=re.M)[1:]
+        lines = [
+            ln.strip() for part in parts[:2] for ln in part.splitlines() if len(ln.split()) >= 3
+        ]
+        line = lines[pick] if lines else ""
+        grounds = "The third section works on this line and says more than was recorded."
+        return {
+            "q1": {
+                "category": ["advanced", "repeated"][pick],
+                "grounds": grounds,
+                "quotes": [line],
+            },
+            "q2": {
+                "category": "none",
+                "grounds": "Nothing is stated as fact without a source.",
+                "quotes": [],
+            },
+        }
+
+    return respond
+
+
 def test_it_locks_runs_offline_and_gives_a_verdict_per_comparison(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -97,6 +130,18 @@ def test_it_locks_runs_offline_and_gives_a_verdict_per_comparison(
         == 0
     )
     assert (pack / "manifest.json").is_file()
+    # two model raters, labelled as such, then agreement by rater group
+    for name, pick in (("m1", 0), ("m2", -1)):
+        with ScriptedServer(responder=_rater(pick)) as srv:
+            rc = main(
+                ["rate", str(pack), "--rater", f"model:{name}", "--model", name,
+                 "--base-url", srv.base_url, "--api-key", "sk-test"]
+            )  # fmt: skip
+        assert rc == 0
+    capsys.readouterr()
+    assert main(["agreement", str(pack), "--json"]) == 0
+    agreement = capsys.readouterr().out
+    assert '"model"' in agreement and "model:m1" in agreement
     out = tmp_path / "report.md"
     assert main(["report", str(runs), "--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
