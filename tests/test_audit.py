@@ -490,4 +490,14 @@ def test_cli_audit_as_a_subprocess(episodes: Path) -> None:
 
 def test_only_the_two_pilot01_episodes_have_findings_among_committed_ledgers() -> None:
     with_findings = {p.name for p in iter_ledgers(LEDGERS) if audit_path(p).findings}
-    assert with_findings == {"episode-grabe-pilot01", "episode-suppression-pilot01"}
+    # the one ledger a real model wrote (Gemma 3 270M on llama-server) closed questions that had
+    # no requirements, with facts but no verified evidence: S10 (d) reports that, and it is no
+    # breach of pilot-02 (nothing was closed over an unmet requirement)
+    real = audit_path(LEDGERS / "real-gemma3-270m-C-cur-pilot02")
+    assert {f.kind for f in real.findings} == {"closed_without_verified_evidence"}
+    assert real.breaches() == []
+    assert with_findings == {
+        "episode-grabe-pilot01",
+        "episode-suppression-pilot01",
+        "real-gemma3-270m-C-cur-pilot02",
+    }
