@@ -180,7 +180,7 @@ class PilotPlan(BaseModel):
     def arm(self, name: str) -> Arm:
         """The arm ``name`` of ``configurations``: a declared arm, or a plain configuration."""
         declared = (self.arms or {}).get(name)
-        return declared if declared is not None else Arm(config=name)
+        return declared if declared is not None else Arm.model_validate({"config": name})
 
     def rules(self) -> list[tuple[str, list[str], DecisionRule]]:
         """Every locked rule: the headline (name ""), then each comparison, in plan order."""

@@ -85,7 +85,7 @@ class EndpointCapabilities(_Rec):
 
     def summary(self) -> str:
         """One line for headers and logs."""
-        fmt = self.response_format or "none"
+        fmt: str = self.response_format or "none"
         if fmt == "json_object" and self.json_object_schema:
             fmt = "json_object+schema"
         ctx = f"ctx {self.context_window}" if self.context_window else "ctx ?"
