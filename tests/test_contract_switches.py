@@ -18,7 +18,7 @@ from curiosity_tui.cli import main as cli_main
 from curiosity_tui.contract import downgrades, rules
 from curiosity_tui.contract.audit import audit
 from curiosity_tui.contract.rules import PILOT_01, PILOT_02, get_contract
-from curiosity_tui.contract.switches import (
+from curiosity_tui.contract_switches import (
     ContractSwitches,
     all_combinations,
     canonical_name,

@@ -273,7 +273,7 @@ class PilotPlan(BaseModel):
 def _cell(name: str) -> str:
     """A pair element ``config@contract`` with its contract in canonical form (as given if it
     does not parse: the membership check then names it)."""
-    from curiosity_tui.contract.switches import canonical_name
+    from curiosity_tui.contract_switches import canonical_name
 
     config, sep, contract = name.partition(CELL_SEP)
     if not sep:

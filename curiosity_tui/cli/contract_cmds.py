@@ -17,7 +17,7 @@ CONTRACT_HELP = (
 
 def contract_option(text: str) -> str:
     """argparse type for ``--contract``: the stored (canonical) name, or a usage error."""
-    from curiosity_tui.contract.switches import canonical_name
+    from curiosity_tui.contract_switches import canonical_name
 
     try:
         return canonical_name(text)

@@ -390,7 +390,7 @@ def _demo(args: argparse.Namespace) -> int:
     from curiosity_tui.protocol.runner import run_ledger
 
     cfg = get_configuration(args.config)
-    from curiosity_tui.contract.switches import contract_slug
+    from curiosity_tui.contract_switches import contract_slug
 
     path = args.out / f"demo-{cfg.name}-{contract_slug(args.contract)}"
     print("SCRIPTED DEMO: every reply below comes from the built-in scripted server, not a model.")

@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
-from curiosity_tui.contract.switches import ContractSwitches, switches_of
+from curiosity_tui.contract_switches import ContractSwitches, switches_of
 from curiosity_tui.ledger import journal as jr
 from curiosity_tui.ledger.events import FoldState, fold_event
 from curiosity_tui.ledger.ledger import JOURNAL_FILE, Ledger

@@ -1,6 +1,6 @@
 """The continuation contract, as rules over transitions (S3, S13). One place, all contracts.
 
-A contract is two switches (:mod:`curiosity_tui.contract.switches`) and how checks are asked:
+A contract is two switches (:mod:`curiosity_tui.contract_switches`) and how checks are asked:
 
 - ``evidence`` (rule 1): ``asserted`` — a check sets the requirement to what the checker claims,
   on its own statement; ``verified`` — a requirement moves to ``satisfied`` only with a
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from curiosity_tui.contract.switches import (
+from curiosity_tui.contract_switches import (
     PRESET_SWITCHES,
     ContractSwitches,
     canonical_name,

@@ -19,7 +19,7 @@ from pydantic import (
     model_serializer,
 )
 
-from curiosity_tui.contract.switches import canonical_name
+from curiosity_tui.contract_switches import canonical_name
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger.endpoint_record import EndpointCapabilities
 
@@ -35,7 +35,7 @@ def _contract_name(value: str) -> str:
         raise ValueError(str(err)) from None
 
 
-#: ``pilot-01``, ``pilot-02`` or ``evidence=…,closure=…`` (contract/switches.py)
+#: ``pilot-01``, ``pilot-02`` or ``evidence=…,closure=…`` (contract_switches.py)
 ContractName = Annotated[str, AfterValidator(_contract_name)]
 CuratorKind = Literal["model", "human", "none"]
 SnapshotStage = Literal["session", "decay", "curator"]

@@ -270,7 +270,7 @@ def plan_runs(
 ) -> list[RunSpec]:
     """Every run of a plan: configurations × runs, or configurations × ``contracts`` × runs
     (run names then carry the contract's short form: ``C+cur-verified-binding-r0``)."""
-    from curiosity_tui.contract.switches import contract_slug
+    from curiosity_tui.contract_switches import contract_slug
 
     axis = contracts if contracts else [contract]
     specs = []

@@ -269,7 +269,7 @@ class DowngradesScreen(AppScreen):
 
 def _contract_note(contract: str) -> str:
     """What the run's closure switch means for the downgrades listed (empty under pilot-02)."""
-    from curiosity_tui.contract.switches import switches_of
+    from curiosity_tui.contract_switches import switches_of
 
     try:
         closure = switches_of(contract).closure

@@ -354,7 +354,7 @@ class WorkspaceScreen(AppScreen):
 
 def contract_label(contract: str) -> str:
     """A preset's name, or a combination's short form (``verified-binding``)."""
-    from curiosity_tui.contract.switches import contract_slug
+    from curiosity_tui.contract_switches import contract_slug
     from curiosity_tui.errors import InputError
 
     try:
