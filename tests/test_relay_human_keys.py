@@ -112,3 +112,21 @@ async def test_a_relay_with_a_person_at_the_keys(tmp_path: Path, capsys: Any) ->
     assert main(["metrics", str(path)]) == 0
     out = capsys.readouterr().out
     assert "relay_survival_share" in out and "relay_drift_step_mean" in out
+
+
+async def test_the_browser_names_the_mind_of_the_session_shown() -> None:
+    from textual.widgets import Static
+
+    from curiosity_tui.screens.browser import BrowserScreen
+
+    ledger = Path(__file__).resolve().parents[1] / "ledgers" / "example-relay-C+cur"
+    app = make_app(ledger.parent, ledger=ledger)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, BrowserScreen)
+        await pilot.press("left_square_bracket")  # from "now" to the last session, s5
+        await pilot.pause()
+        status = str(app.screen.query_one("#browser-status", Static).render())
+    assert "s5 by model scripted-a" in status

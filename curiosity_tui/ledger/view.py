@@ -204,6 +204,17 @@ class LedgerView:
     def rendering(self, session: int) -> str:
         return self.ledger.rendering(session)
 
+    def mind(self, session: int) -> str | None:
+        """Who took ``session`` (a relay's record names its mind), in words; None if unnamed."""
+        rec = self.ledger.raw_sessions().get(session) or {}
+        m = rec.get("mind")
+        if not isinstance(m, dict):
+            return None
+        if m.get("kind") == "human":
+            return f"human:{m.get('name', '?')}"
+        where = f" @ {m['endpoint']}" if m.get("endpoint") else ""
+        return f"model {m.get('name', '?')}{where}"
+
     def session_numbers(self) -> list[int]:
         """Sessions whose input is viewable: every recorded one, plus the next session."""
         recorded = [r.session for r in self.ledger.session_records()]

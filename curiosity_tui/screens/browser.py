@@ -162,6 +162,10 @@ class BrowserScreen(AppScreen):
         for n in self.state.nodes.values():
             counts[n["status"]] = counts.get(n["status"], 0) + 1
         parts = [f"{len(self.state.nodes)} nodes"] + [f"{v} {k}" for k, v in sorted(counts.items())]
+        pos = self.view.positions[self.index] if self.view is not None else None
+        mind = self.view.mind(pos.session) if self.view and pos and pos.session else None
+        if mind:  # a relay: the mind that took the session shown
+            parts.append(f"s{pos.session} by {mind}")  # type: ignore[union-attr]
         text = " · ".join(parts)
         which = self.query_one(LedgerTree).node_filter
         if which:
