@@ -34,7 +34,7 @@ CHILD = textwrap.dedent(
     led = Ledger.open(path, write=True)
     print("open", led.last_session, led.recovered, flush=True)
     if mode == "partial":  # the batch's single write only got part-way
-        def partial(p, lines):
+        def partial(p, lines, expect_size=None):
             blob = b"".join(lines)
             fd = os.open(p, os.O_WRONLY | os.O_APPEND)
             os.write(fd, blob[: max(1, int(len(blob) * frac))])

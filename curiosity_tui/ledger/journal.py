@@ -436,13 +436,21 @@ def tail_state(path: Path) -> tuple[int, str, int]:
     return 0, GENESIS, 0
 
 
-def append_batch(path: Path, lines: list[bytes]) -> int:
+def append_batch(path: Path, lines: list[bytes], expect_size: int | None = None) -> int:
     """Append a whole batch with one write and an fsync (the commit point). Returns the
-    journal's size after it (the offset a checkpoint records)."""
+    journal's size after it (the offset a checkpoint records). With ``expect_size`` (where
+    this writer's last batch ended), a journal of another size is refused before anything is
+    written: someone else appended to it (or cut it) under this writer's lock."""
     blob = b"".join(lines)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         start = os.fstat(fd).st_size
+        if expect_size is not None and start != expect_size:
+            raise JournalMovedError(
+                f"{path}: the journal is {start} bytes, but this writer's last batch ended at "
+                f"{expect_size}: another process wrote to it (was writer.lock removed?); "
+                "nothing was written, reopen the ledger"
+            )
         try:
             view = memoryview(blob)
             while view:
@@ -460,6 +468,10 @@ def append_batch(path: Path, lines: list[bytes]) -> int:
     finally:
         os.close(fd)
     return end
+
+
+class JournalMovedError(CorruptLedgerError):
+    """The journal changed under a writer that holds the lock: a second writer, or a cut."""
 
 
 def truncate_to(path: Path, length: int) -> None:

@@ -365,7 +365,7 @@ class Ledger:
         assert self._store is not None
         jpath = self.path / JOURNAL_FILE
         # the commit point: one write + fsync of the whole batch
-        offset = jr.append_batch(jpath, b.lines)
+        offset = jr.append_batch(jpath, b.lines, expect_size=self._journal_offset)
         if self._after_journal_hook is not None:
             self._after_journal_hook()
         self._state = b.state
