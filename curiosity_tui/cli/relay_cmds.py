@@ -161,9 +161,7 @@ def _outcome(path: Path, result: Any) -> int:
 
 def relay_in_app(args: argparse.Namespace, plan: Any) -> int:
     """The app hosts a relay with a person's session (or a human curator)."""
-    from curiosity_tui.app import make_app
-    from curiosity_tui.cli.run_cmds import _embedder, call_overrides, curator_name
-    from curiosity_tui.ledger.ledger import Ledger
+    from curiosity_tui.cli.run_cmds import _embedder, call_overrides, curator_name, host_run
     from curiosity_tui.screens.monitor import RunRequest
 
     path = Path(args.ledger)
@@ -183,22 +181,7 @@ def relay_in_app(args: argparse.Namespace, plan: Any) -> int:
         relay_clients_factory=lambda: relay_clients(plan, args),
         relay_endpoints=caps,
     )
-    app = make_app(path.parent, run=req, curator_name=req.curator)
-    app.run()
-    if req.error:
-        print(f"curiosity-tui: run failed: {req.error}")
-        return 1
-    res = req.result
-    if res is None or res.failed or res.sessions_done < args.sessions:
-        with Ledger.open(path) as led:
-            done = led.last_session
-        print(
-            f"{path}: stopped with {done} of {args.sessions} session(s) committed; "
-            "run the same command again to resume"
-        )
-        return 1
-    print(f"{path}: {res.sessions_done} session(s) committed")
-    return 0
+    return host_run(req, req.curator)
 
 
 def demo_relay(args: argparse.Namespace) -> int:

@@ -286,7 +286,6 @@ def run_curated(ledger: Path | str, *, sessions: int, curator: str, args: Any) -
     """``curiosity-tui run LEDGER --curator human``: the app hosts the run and its curator.
 
     Returns 0 when the run reached ``sessions``, 1 when it stopped early (failed or quit)."""
-    from curiosity_tui.app import make_app
     from curiosity_tui.ledger.ledger import Ledger
     from curiosity_tui.screens.monitor import RunRequest
 
@@ -304,17 +303,27 @@ def run_curated(ledger: Path | str, *, sessions: int, curator: str, args: Any) -
         endpoint=caps,
         overrides=call_overrides(args),
     )
+    return host_run(req, curator)
+
+
+def host_run(req: Any, curator: str) -> int:
+    """Run ``req`` (a RunRequest) in the app, then say in one line how far it got: 0 when it
+    reached its sessions, 1 when it stopped early (failed or quit; resumable)."""
+    from curiosity_tui.app import make_app
+    from curiosity_tui.ledger.ledger import Ledger
+
+    path = Path(req.ledger)
     app = make_app(path.parent, run=req, curator_name=curator)
     app.run()
     if req.error:
         print(f"curiosity-tui: run failed: {req.error}")
         return 1
     res = req.result
-    if res is None or res.failed or res.sessions_done < sessions:
+    if res is None or res.failed or res.sessions_done < req.sessions:
         with Ledger.open(path) as led:
             done = led.last_session
         print(
-            f"{path}: stopped with {done} of {sessions} session(s) committed; "
+            f"{path}: stopped with {done} of {req.sessions} session(s) committed; "
             "run the same command again to resume"
         )
         return 1
