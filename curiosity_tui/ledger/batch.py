@@ -28,6 +28,7 @@ from curiosity_tui.ledger.events import (
 )
 from curiosity_tui.ledger.hashing import HashIndex, snapshot_delta
 from curiosity_tui.ledger.models import SessionRecord
+from curiosity_tui.ledger.node_text import NodeTexts
 from curiosity_tui.ledger.replay import touched
 
 
@@ -43,6 +44,7 @@ class LedgerHost(Protocol):
     _last_hash: str
     _hindex: HashIndex
     _dirty_since_snapshot: set[str]
+    _node_texts: NodeTexts
 
     def _apply_batch(self, b: Batch) -> None:
         """Append the batch to the journal (the commit point), set ``_last_seq`` to its last
@@ -61,7 +63,11 @@ def _copy_node(node: dict[str, Any]) -> dict[str, Any]:
     """A node copy for copy-on-write: independent everywhere a fold changes it in place. The
     items of the append-only lists (facts, checks, preserved) are never changed once appended,
     so those lists are copied and their items shared: a node's history is not copied again."""
-    out = {k: _copy_json(v) for k, v in node.items() if k not in _APPEND_ONLY}
+    out = {
+        k: v if type(v) in _SCALARS else _copy_json(v)
+        for k, v in node.items()
+        if k not in _APPEND_ONLY
+    }
     for k in _APPEND_ONLY:
         if k in node:
             out[k] = list(node[k])
@@ -74,9 +80,9 @@ _APPEND_ONLY = ("facts", "checks", "preserved")
 def _copy_json(x: Any) -> Any:
     """An independent copy of JSON data (dicts, lists, scalars): ~3x faster than deepcopy."""
     if type(x) is dict:
-        return {k: _copy_json(v) for k, v in x.items()}
-    if type(x) is list:
-        return [_copy_json(v) for v in x]
+        return {k: v if type(v) in _SCALARS else _copy_json(v) for k, v in x.items()}
+    if type(x) is list:  # scalars are shared, not copied: a call per item was most of the cost
+        return [v if type(v) in _SCALARS else _copy_json(v) for v in x]
     return copy.deepcopy(x) if type(x) not in _SCALARS else x
 
 
@@ -218,7 +224,9 @@ class Batch:
         return nid
 
     def snapshot(self, stage: str) -> dict[str, Any]:
-        changed = snapshot_delta(self.state.nodes, self._dirty_since_snapshot, self._hashes)
+        changed = snapshot_delta(
+            self.state.nodes, self._dirty_since_snapshot, self._hashes, self.ledger._node_texts.text
+        )
         digest = self._hashes.digest()
         data = {"stage": stage, "state_hash": digest, "node_count": len(self.state.nodes)}
         ev = self.emit(SnapshotWritten.model_validate(data))  # stage: checked by the model

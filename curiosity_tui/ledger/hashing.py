@@ -4,6 +4,7 @@ the per-node hash index a snapshot digests, and the snapshot deltas. Pure functi
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
 from curiosity_tui.ledger import journal as jr
@@ -191,14 +192,18 @@ def snapshot_texts(
 
 
 def snapshot_delta(
-    nodes: dict[str, dict[str, Any]], dirty: set[str], index: HashIndex
+    nodes: dict[str, dict[str, Any]],
+    dirty: set[str],
+    index: HashIndex,
+    encode: Callable[[dict[str, Any]], str] = jr.canonical,
 ) -> dict[str, str]:
     """Hash the nodes changed since the last snapshot into ``index`` and return their
     canonical JSON (encoded once: it gives the hash, the projection's node row and the
-    snapshot row; parse it for an independent copy)."""
+    snapshot row; parse it for an independent copy). A writer passes its
+    ``NodeTexts.text`` as ``encode`` (same bytes, appended items only)."""
     changed: dict[str, str] = {}
     for nid in sorted(dirty, key=_num):
-        text = jr.canonical(nodes[nid])
+        text = encode(nodes[nid])
         index.set(nid, hashlib.sha256(text.encode("utf-8")).hexdigest())
         changed[nid] = text
     return changed

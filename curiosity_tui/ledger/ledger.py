@@ -30,6 +30,7 @@ from curiosity_tui.ledger.events import FoldState, LedgerCreated, fold_event
 from curiosity_tui.ledger.hashing import HashIndex, node_hash, state_hash
 from curiosity_tui.ledger.journal import JOURNAL_FILE
 from curiosity_tui.ledger.models import Event, Node, RunMeta, SessionRecord, Source
+from curiosity_tui.ledger.node_text import NodeTexts
 from curiosity_tui.ledger.render import render_session_input
 from curiosity_tui.ledger.replay import (
     ReplayResult,
@@ -83,6 +84,7 @@ class Ledger:
         self._last_hash = jr.GENESIS
         self._hindex = HashIndex()
         self._dirty_since_snapshot: set[str] = set()
+        self._node_texts = NodeTexts()  # canonical node texts across batches (decision 245)
         self._store: ProjectionStore | None = None
         self._journal_offset = 0
         self._sessions_complete = True  # False: session records not read from the projection yet
@@ -388,7 +390,7 @@ class Ledger:
             text = texts.get(nid) if nid not in b._dirty_since_snapshot else None
             digest = self._hindex.get(nid) if text is not None else None
             if text is None or digest is None:
-                text = jr.canonical(self._state.nodes[nid])
+                text = self._node_texts.text(self._state.nodes[nid])
                 digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
                 self._hindex.set(nid, digest)
             node_lines.append(node_line(text, digest))
@@ -434,7 +436,7 @@ class Ledger:
         hashes = self._hindex.as_dict()
         nodes = self._state.nodes
         return [
-            node_line(jr.canonical(nodes[nid]), hashes[nid])
+            node_line(self._node_texts.text(nodes[nid]), hashes[nid])
             for nid in sorted(nodes, key=lambda x: int(x[1:]))
         ]
 
