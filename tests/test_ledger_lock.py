@@ -83,3 +83,50 @@ def test_lock_within_one_process(tmp_path: Path, clock: Any) -> None:
         Ledger.open(tmp_path / "l", write=True)
     led.close()
     Ledger.open(tmp_path / "l", write=True).close()
+
+
+def test_a_lock_taken_in_this_process_names_the_thread(tmp_path: Path, clock: Any) -> None:
+    import threading
+
+    path = tmp_path / "l"
+    build(path, 1, clock=clock).close()
+    held = threading.Event()
+    done = threading.Event()
+
+    def writer() -> None:
+        with Ledger.open(path, write=True):
+            held.set()
+            done.wait(10)
+
+    t = threading.Thread(target=writer, name="run-worker")
+    t.start()
+    try:
+        assert held.wait(10)
+        with pytest.raises(LedgerLockedError, match=r"by pid \d+ .*thread run-worker\)"):
+            Ledger.open(path, write=True)
+    finally:
+        done.set()
+        t.join()
+    Ledger.open(path, write=True).close()
+
+
+def test_an_empty_lock_file_in_transition_is_waited_for(tmp_path: Path, clock: Any) -> None:
+    """A writer between its flock and writing its name leaves the file empty for an instant: a
+    second writer waits for it to settle instead of refusing at once with no name; once the
+    first lets go, the second gets the lock."""
+    import fcntl
+    import threading
+
+    path = tmp_path / "l"
+    build(path, 1, clock=clock).close()
+    fd = os.open(path / "writer.lock", os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # held, name not written: the transition window
+    os.ftruncate(fd, 0)
+    timer = threading.Timer(0.05, lambda: (fcntl.flock(fd, fcntl.LOCK_UN), os.close(fd)))
+    timer.start()
+    try:
+        led = Ledger.open(path, write=True)
+    finally:
+        timer.join()
+    assert led.last_session == 1
+    led.close()

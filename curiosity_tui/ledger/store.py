@@ -32,6 +32,7 @@ import os
 import re
 import socket
 import threading
+import time
 from pathlib import Path
 from typing import Any, Literal
 
@@ -167,6 +168,12 @@ def legacy_tables(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
+#: ledger directories this process holds the writer lock on -> the thread that took it
+_HELD_HERE: dict[str, str] = {}
+#: tries, 20 ms apart, while the lock file is empty (another writer is taking or releasing it)
+_SETTLE_TRIES = 10
+
+
 class WriterLock:
     """An exclusive, cross-process lock on a ledger directory, naming its holder."""
 
@@ -181,17 +188,28 @@ class WriterLock:
             raise StorageError(
                 f"cannot open ledger {self.path.parent} for writing: {self.path}: {os_reason(err)}"
             ) from err
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = ""
-            with contextlib.suppress(OSError):
-                holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip()
-            os.close(fd)
-            who = holder or "another process"
-            raise LedgerLockedError(
-                f"ledger {self.path.parent} is locked for writing by {who}"
-            ) from None
+        holder = ""
+        for attempt in range(_SETTLE_TRIES):
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                with contextlib.suppress(OSError):
+                    holder = os.pread(fd, 4096, 0).decode("utf-8", "replace").strip()
+                if holder or attempt == _SETTLE_TRIES - 1:  # a settled holder: refuse now
+                    os.close(fd)
+                    raise LedgerLockedError(
+                        f"ledger {self.path.parent} is locked for writing by {self._who(holder)}"
+                    ) from None
+                time.sleep(0.02)  # an empty file: a writer is between flock and its name
+        self._hold(fd)
+
+    def _who(self, holder: str) -> str:
+        here = _HELD_HERE.get(str(self.path.parent))
+        name = holder or ("this process" if here is not None else "another process")
+        return name if here is None else f"{name} (this process, thread {here})"
+
+    def _hold(self, fd: int) -> None:
         info = {
             "pid": os.getpid(),
             "host": socket.gethostname(),
@@ -200,9 +218,11 @@ class WriterLock:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"pid {info['pid']} on {info['host']} since {info['since']}".encode(), 0)
         self._fd = fd
+        _HELD_HERE[str(self.path.parent)] = threading.current_thread().name
 
     def release(self) -> None:
         if self._fd is not None:
+            _HELD_HERE.pop(str(self.path.parent), None)
             with contextlib.suppress(OSError):
                 os.ftruncate(self._fd, 0)
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
