@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -24,6 +25,9 @@ from curiosity_tui.analysis.rundata import RunData
 from curiosity_tui.blas import one_blas_thread
 from curiosity_tui.errors import InputError
 from curiosity_tui.protocol.embedders import Embedder, TfidfEmbedder
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 DUP_THRESHOLD = 0.80
 
@@ -45,17 +49,32 @@ def question_maxima(
     if not texts:
         return []
     sessions = np.array([s for s, qs in items for _ in qs])
-    vecs = embedder.embed(texts)
+    if isinstance(embedder, TfidfEmbedder):  # sparse rows: products without BLAS
+        return list(_earlier_maxima(embedder.embed_sparse(texts), sessions))
+    vecs = np.asarray(embedder.embed(texts))
     with one_blas_thread():
-        return list(_earlier_maxima(np.asarray(vecs), sessions))
+        return list(_earlier_maxima(vecs, sessions))
 
 
-#: rows of the similarity matrix computed at once: memory is BLOCK × questions, not questions²
+#: cells of the similarity matrix computed at once (at most BLOCK rows): memory stays bounded
 BLOCK = 1024
+CELLS = 1 << 22
+
+
+def _blocks(first: np.ndarray, block: int = BLOCK) -> Iterator[tuple[int, int, int]]:
+    """``(lo, hi, width)``: rows lo..hi-1 against the first ``width`` questions, at most
+    ``block`` rows and ``CELLS`` cells each; rows without earlier questions are skipped."""
+    lo = int(np.searchsorted(first, 0, side="right"))  # ``first`` is non-decreasing
+    total = len(first)
+    while lo < total:
+        rows = max(1, min(block, CELLS // int(first[min(lo + block, total) - 1])))
+        hi = min(lo + rows, total)
+        yield lo, hi, int(first[hi - 1])
+        lo = hi
 
 
 def _earlier_maxima(
-    vecs: np.ndarray, sessions: np.ndarray, block: int = BLOCK
+    vecs: np.ndarray | sparse.csr_matrix, sessions: np.ndarray, block: int = BLOCK
 ) -> Iterator[tuple[int, float]]:
     """Each question's max cosine against the questions of earlier sessions, block by block.
 
@@ -63,17 +82,12 @@ def _earlier_maxima(
     first question of its session; a block only multiplies against the longest such prefix.
     """
     first = np.searchsorted(sessions, sessions, side="left")
-    for lo in range(0, len(sessions), block):
-        hi = min(lo + block, len(sessions))
-        width = int(first[hi - 1])
-        if width == 0:
-            continue
+    for lo, hi, width in _blocks(first, block):
         sims = vecs[lo:hi] @ vecs[:width].T
+        sims = sims.toarray() if hasattr(sims, "toarray") else np.asarray(sims)
         sims[np.arange(width)[None, :] >= first[lo:hi, None]] = -np.inf
         best = np.clip(sims.max(axis=1), -1.0, 1.0)
-        for i in range(lo, hi):
-            if first[i] > 0:
-                yield int(sessions[i]), float(best[i - lo])
+        yield from zip(sessions[lo:hi].tolist(), best.tolist(), strict=True)
 
 
 @lru_cache(maxsize=4096)
