@@ -80,6 +80,16 @@ def test_tfidf_equals_sklearns_cell_by_cell(refs: tuple[str, ...], ngram: tuple[
         assert np.abs(got_dense - want_dense).max() <= 1e-15
 
 
+def test_wide_keys_and_many_rows_sort_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = _random_texts(np.random.default_rng(8), 80)
+    narrow = char_wb_tfidf(texts)
+    monkeypatch.setattr(char_tfidf, "_INT32_KEYS", 0)  # int64 keys
+    monkeypatch.setattr(char_tfidf, "_UINT16_ROWS", 0)  # int64 rows
+    wide = char_wb_tfidf(texts)
+    assert narrow is not None and wide is not None
+    assert np.array_equal(narrow.toarray(), wide.toarray())
+
+
 def test_empty_vocabulary_and_the_embedder() -> None:
     assert char_wb_tfidf(["", "  ", "\n"]) is None
     emb = TfidfEmbedder()
@@ -166,7 +176,9 @@ def _run(i: int, by: dict[int, list[str]]) -> RunData:
     )
 
 
-def test_regen_equals_the_definition() -> None:
+@pytest.mark.parametrize("cells", [similarity.CELLS, 1])  # dense rows + BLAS; sparse rows
+def test_regen_equals_the_definition(cells: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(similarity, "CELLS", cells)
     emb = similarity.DEFAULT_EMBEDDER
     runs = _runs(np.random.default_rng(11))
     similarity._cached_maxima.cache_clear()

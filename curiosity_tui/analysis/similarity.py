@@ -24,7 +24,7 @@ from curiosity_tui.analysis.registry import register
 from curiosity_tui.analysis.rundata import RunData
 from curiosity_tui.blas import one_blas_thread
 from curiosity_tui.errors import InputError
-from curiosity_tui.protocol.embedders import Embedder, TfidfEmbedder
+from curiosity_tui.protocol.embedders import Embedder, TfidfEmbedder, l2_normalise
 
 if TYPE_CHECKING:
     from scipy import sparse
@@ -49,14 +49,19 @@ def question_maxima(
     if not texts:
         return []
     sessions = np.array([s for s, qs in items for _ in qs])
-    if isinstance(embedder, TfidfEmbedder):  # sparse rows: products without BLAS
-        return list(_earlier_maxima(embedder.embed_sparse(texts), sessions))
-    vecs = np.asarray(embedder.embed(texts))
+    if isinstance(embedder, TfidfEmbedder):
+        rows = embedder.embed_sparse(texts)
+        if rows.shape[0] * rows.shape[1] > CELLS:  # too big to densify: no BLAS, sparse blocks
+            return list(_earlier_maxima(rows, sessions))
+        vecs = l2_normalise(rows.toarray())  # what embed() returns
+    else:
+        vecs = np.asarray(embedder.embed(texts))
     with one_blas_thread():
         return list(_earlier_maxima(vecs, sessions))
 
 
-#: cells of the similarity matrix computed at once (at most BLOCK rows): memory stays bounded
+#: cells of the similarity matrix computed at once (at most BLOCK rows), and of TF-IDF rows
+#: densified for a BLAS product (more stay sparse): memory stays bounded
 BLOCK = 1024
 CELLS = 1 << 22
 
