@@ -176,7 +176,7 @@ def _run(i: int, by: dict[int, list[str]]) -> RunData:
     )
 
 
-@pytest.mark.parametrize("cells", [similarity.CELLS, 1])  # dense rows + BLAS; sparse rows
+@pytest.mark.parametrize("cells", [similarity.CELLS, 1])  # one tile; a tile per question pair
 def test_regen_equals_the_definition(cells: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(similarity, "CELLS", cells)
     emb = similarity.DEFAULT_EMBEDDER
@@ -220,11 +220,20 @@ def test_blocks_bounded_and_equal(monkeypatch: pytest.MonkeyPatch) -> None:
     assert np.abs(got - want).max() <= 1e-12
     sessions = np.repeat(np.arange(1, 6), 40)
     first = np.searchsorted(sessions, sessions, side="left")
-    monkeypatch.setattr(similarity, "CELLS", 500)
     plan = list(similarity._blocks(first, 7))
     assert [lo for lo, _, _ in plan] == [40] + [hi for _, hi, _ in plan[:-1]]  # contiguous
-    assert plan[-1][1] == 200
-    assert all((hi - lo) * w <= 500 and w == first[hi - 1] for lo, hi, w in plan)
-    assert max(hi - lo for lo, hi, _ in plan) == 7  # BLOCK still caps narrow blocks
-    small = np.array(question_maxima(by, emb))  # every block small
+    assert plan[-1][1] == 200 and all(hi - lo <= 7 for lo, hi, _ in plan)
+    assert all(w == first[hi - 1] for _, hi, w in plan)
+    tiles: list[tuple[int, int]] = []
+    real = similarity._dense
+
+    def spy(vecs, lo, hi):  # type: ignore[no-untyped-def]
+        out = real(vecs, lo, hi)
+        tiles.append(out.shape)
+        return out
+
+    monkeypatch.setattr(similarity, "_dense", spy)
+    monkeypatch.setattr(similarity, "CELLS", 1000)  # tiles of 9 rows (110 columns)
+    small = np.array(question_maxima(by, emb))  # every tile small
     assert np.abs(small - want).max() <= 1e-12
+    assert len(tiles) > 100 and max(r * c for r, c in tiles) <= 1000
