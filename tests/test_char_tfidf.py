@@ -124,6 +124,33 @@ def test_cache_drop_between_calls_changes_nothing(monkeypatch: pytest.MonkeyPatc
     assert np.abs((before @ before.T - after @ after.T).toarray()).max() <= 1e-15
 
 
+def test_threads_share_the_caches_safely() -> None:
+    import threading
+
+    rng = np.random.default_rng(9)
+    sets = [_random_texts(rng, 40) for _ in range(6)]
+    char_tfidf._WORDS.clear()
+    char_tfidf._TOKENS.clear()
+    got: dict[int, list[np.ndarray]] = {}
+
+    def work(k: int) -> None:
+        got[k] = []
+        for _ in range(5):
+            m = char_wb_tfidf(sets[k])
+            assert m is not None
+            got[k].append((m @ m.T).toarray())
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(sets))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k, texts in enumerate(sets):
+        want = _sklearn(texts)[1]
+        gram = (want @ want.T).toarray()
+        assert all(np.abs(g - gram).max() <= 1e-12 for g in got[k])
+
+
 # ------------------------------------------------------------------ regen, definitionally
 
 

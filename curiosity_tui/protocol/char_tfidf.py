@@ -12,12 +12,14 @@ ngram_range=(lo, hi), lowercase=True, norm="l2", smooth_idf=True, sublinear_tf=F
 
 Columns are the call's distinct tokens in the order they were first seen by the process, not
 sorted by text; a permutation of columns changes no dot product beyond float rounding
-(~1e-16). The caches only ever grow with distinct words and are dropped past ``_MAX_WORDS``.
+(~1e-16). The caches grow with distinct words, are dropped past ``_MAX_WORDS`` and are
+shared by threads under one lock.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -38,6 +40,7 @@ _MAX_WORDS = 200_000
 _UINT16_ROWS = 2**16
 _INT32_KEYS = 2**31
 
+_LOCK = threading.Lock()
 _TOKENS: dict[str, int] = {}  # n-gram -> process-wide token id
 _WORDS: dict[tuple[int, int], dict[str, NDArray[np.int64]]] = {}  # (lo, hi) -> word -> ids
 
@@ -81,12 +84,15 @@ def _token_ids(
     docs: Sequence[str], lo: int, hi: int
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """All token ids of ``docs`` concatenated, and the document of each."""
-    if sum(len(c) for c in _WORDS.values()) > _MAX_WORDS:  # between calls: ids stay consistent
-        _WORDS.clear()
-        _TOKENS.clear()
-    cache = _WORDS.setdefault((lo, hi), {})
     words = [_words(doc) for doc in docs]
-    parts = [cache[w] if w in cache else _new_word(cache, w, lo, hi) for ws in words for w in ws]
+    with _LOCK:  # one call's ids come from one state of the caches, whatever other threads do
+        if sum(len(c) for c in _WORDS.values()) > _MAX_WORDS:
+            _WORDS.clear()
+            _TOKENS.clear()
+        cache = _WORDS.setdefault((lo, hi), {})
+        parts = [
+            cache[w] if w in cache else _new_word(cache, w, lo, hi) for ws in words for w in ws
+        ]
     if not parts:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     per_word = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
