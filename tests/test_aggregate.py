@@ -88,3 +88,24 @@ def test_each_side_is_its_own_seeded_stream() -> None:
     lo, hi = np.quantile(ca - cc, [0.025, 0.975])
     d2 = difference(a, c)
     assert (d2.ci_low, d2.ci_high) == pytest.approx((lo, hi))
+
+
+@pytest.mark.parametrize("cells", [1 << 19, 0])  # the shared draw is cached; too big to keep
+def test_boot_centres_equal_a_fresh_draw_per_metric(
+    cells: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from curiosity_tui.analysis import aggregate
+    from curiosity_tui.analysis.aggregate import boot_centres, side_seed
+
+    monkeypatch.setattr(aggregate, "_INDEX_CELLS", cells)
+    boot_centres.cache_clear()
+    aggregate._cached_index.cache_clear()
+    rng = np.random.default_rng(2)
+    for how in ("mean", "median"):
+        for values in (tuple(rng.random(7)), tuple(rng.integers(0, 9, 7).astype(float))):
+            got = boot_centres(values, "C+cur", 2_000, 99, how)  # type: ignore[arg-type]
+            idx = np.random.default_rng(side_seed(99, "C+cur")).integers(0, 7, size=(2_000, 7))
+            x = np.asarray(values)[idx]
+            want = np.median(x, axis=1) if how == "median" else x.mean(axis=1)
+            assert np.array_equal(got, want)  # bit for bit: the same draw, the same sums
+    assert aggregate._cached_index.cache_info().currsize == (1 if cells else 0)

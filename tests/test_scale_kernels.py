@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import sparse
 from threadpoolctl import threadpool_info
 
 from curiosity_tui.analysis import similarity
@@ -55,18 +56,38 @@ def test_one_blas_thread_inside_and_restored_after() -> None:
     assert probe() == {1}
 
 
-def test_question_maxima_runs_with_one_blas_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[set[int]] = []
+class _DenseEmbedder:
+    """Vectors from a table: the dense (BLAS) path of question_maxima."""
+
+    name = "dense-test"
+
+    def embed(self, texts):  # type: ignore[no-untyped-def]
+        table = {"a": [1.0, 0.0], "b": [0.6, 0.8], "c": [0.0, 1.0]}
+        return np.array([table[t] for t in texts])
+
+    async def aembed(self, texts, *, session=0):  # type: ignore[no-untyped-def]
+        return self.embed(texts)
+
+
+def test_question_maxima_runs_with_one_blas_thread_or_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[tuple[bool, set[int]]] = []
     real = similarity._earlier_maxima
 
-    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
-        seen.append(_blas_threads())
-        yield from real(*args, **kwargs)
+    def spy(vecs, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append((sparse.issparse(vecs), _blas_threads()))
+        yield from real(vecs, *args, **kwargs)
 
     monkeypatch.setattr(similarity, "_earlier_maxima", spy)
+    by = {1: ["a"], 2: ["b", "c"]}
+    dense = similarity.question_maxima(by, _DenseEmbedder())
+    assert dense == pytest.approx([(2, 0.6), (2, 0.0)])
+    assert seen == [(False, {1})]  # a dense product: BLAS with one thread
+    seen.clear()
     out = similarity.question_maxima(
         {1: ["why is the sky blue"], 2: ["why is the sea blue", "what is ink"]},
         similarity.TfidfEmbedder(),
     )
     assert [s for s, _ in out] == [2, 2]
-    assert seen == [{1}]
+    assert seen == [(True, {1})]  # TF-IDF rows stay sparse; tiles multiply with one thread

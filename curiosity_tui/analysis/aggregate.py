@@ -171,6 +171,28 @@ def side_seed(seed: int, config: str) -> list[int]:
     return [seed, int.from_bytes(digest[:8], "big")]
 
 
+#: resampling index matrices kept (each at most _INDEX_CELLS integers: 8 x 4 MiB at most)
+_INDEX_CELLS = 1 << 19
+
+
+def _draw_index(config: str, n: int, n_boot: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(side_seed(seed, config))
+    idx = rng.integers(0, n, size=(n_boot, n))
+    idx.setflags(write=False)
+    return idx
+
+
+_cached_index = lru_cache(maxsize=8)(_draw_index)
+
+
+def resample_index(config: str, n: int, n_boot: int, seed: int) -> np.ndarray:
+    """The (n_boot, n) run indices of a configuration's bootstrap. They depend only on the
+    configuration, n and the seed, so every metric of that configuration shares one draw."""
+    if n * n_boot <= _INDEX_CELLS:
+        return _cached_index(config, n, n_boot, seed)
+    return _draw_index(config, n, n_boot, seed)
+
+
 @lru_cache(maxsize=2048)
 def boot_centres(
     values: tuple[float, ...], config: str, n_boot: int, seed: int, aggregation: Aggregation
@@ -178,8 +200,7 @@ def boot_centres(
     """Bootstrap distribution of one configuration's centre (runs resampled), cached so a
     configuration that appears in several comparisons is resampled once, identically."""
     x = np.asarray(values, dtype=float)
-    rng = np.random.default_rng(side_seed(seed, config))
-    idx = rng.integers(0, len(x), size=(n_boot, len(x)))
+    idx = resample_index(config, len(x), n_boot, seed)
     out = np.median(x[idx], axis=1) if aggregation == "median" else x[idx].mean(axis=1)
     out.setflags(write=False)
     return out

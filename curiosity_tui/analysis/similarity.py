@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -23,7 +24,14 @@ from curiosity_tui.analysis.registry import register
 from curiosity_tui.analysis.rundata import RunData
 from curiosity_tui.blas import one_blas_thread
 from curiosity_tui.errors import InputError
-from curiosity_tui.protocol.embedders import Embedder, TfidfEmbedder
+from curiosity_tui.protocol.embedders import Embedder, TfidfEmbedder, l2_normalise
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from scipy import sparse
+
+    Vectors: TypeAlias = np.ndarray | sparse.csr_matrix
 
 DUP_THRESHOLD = 0.80
 
@@ -45,35 +53,61 @@ def question_maxima(
     if not texts:
         return []
     sessions = np.array([s for s, qs in items for _ in qs])
-    vecs = embedder.embed(texts)
+    vecs: Vectors = (
+        embedder.embed_sparse(texts)  # kept sparse; densified a tile at a time
+        if isinstance(embedder, TfidfEmbedder)
+        else np.asarray(embedder.embed(texts))
+    )
     with one_blas_thread():
-        return list(_earlier_maxima(np.asarray(vecs), sessions))
+        return list(_earlier_maxima(vecs, sessions))
 
 
-#: rows of the similarity matrix computed at once: memory is BLOCK × questions, not questions²
+#: at most BLOCK questions per tile, and at most CELLS numbers in a tile's dense vectors:
+#: memory stays bounded whatever the number of questions and the vectors' width
 BLOCK = 1024
+CELLS = 1 << 22
+
+
+def _blocks(first: np.ndarray, size: int) -> Iterator[tuple[int, int, int]]:
+    """``(lo, hi, width)``: ``size`` rows from lo against the first ``width`` questions (the
+    longest earlier prefix among them); rows without earlier questions are skipped."""
+    lo = int(np.searchsorted(first, 0, side="right"))  # ``first`` is non-decreasing
+    while lo < len(first):
+        hi = min(lo + size, len(first))
+        yield lo, hi, int(first[hi - 1])
+        lo = hi
+
+
+def _dense(vecs: Vectors, lo: int, hi: int) -> np.ndarray:
+    """Rows lo..hi-1 as dense unit rows (TF-IDF rows: what ``embed`` returns for them)."""
+    part = vecs[lo:hi]
+    return l2_normalise(part.toarray()) if hasattr(part, "toarray") else np.asarray(part)
 
 
 def _earlier_maxima(
-    vecs: np.ndarray, sessions: np.ndarray, block: int = BLOCK
+    vecs: Vectors, sessions: np.ndarray, block: int = BLOCK
 ) -> Iterator[tuple[int, float]]:
-    """Each question's max cosine against the questions of earlier sessions, block by block.
+    """Each question's max cosine against the questions of earlier sessions, tile by tile.
 
     ``sessions`` is sorted, so question i's earlier questions are the prefix before the
-    first question of its session; a block only multiplies against the longest such prefix.
+    first question of its session; a row block multiplies only against the longest such
+    prefix, in column tiles, keeping each row's running maximum.
     """
     first = np.searchsorted(sessions, sessions, side="left")
-    for lo in range(0, len(sessions), block):
-        hi = min(lo + block, len(sessions))
-        width = int(first[hi - 1])
-        if width == 0:
-            continue
-        sims = vecs[lo:hi] @ vecs[:width].T
-        sims[np.arange(width)[None, :] >= first[lo:hi, None]] = -np.inf
-        best = np.clip(sims.max(axis=1), -1.0, 1.0)
-        for i in range(lo, hi):
-            if first[i] > 0:
-                yield int(sessions[i]), float(best[i - lo])
+    rows, cols = vecs.shape
+    if hasattr(vecs, "toarray") and rows * cols <= CELLS:  # small enough: densify once
+        vecs = _dense(vecs, 0, rows)
+    size = max(1, min(block, CELLS // max(1, cols)))
+    for lo, hi, width in _blocks(first, size):
+        left = _dense(vecs, lo, hi)
+        best = np.full(hi - lo, -np.inf)
+        for c0 in range(0, width, size):
+            c1 = min(c0 + size, width)
+            sims = left @ _dense(vecs, c0, c1).T
+            sims[np.arange(c0, c1)[None, :] >= first[lo:hi, None]] = -np.inf
+            np.maximum(best, sims.max(axis=1), out=best)
+        best = np.clip(best, -1.0, 1.0)
+        yield from zip(sessions[lo:hi].tolist(), best.tolist(), strict=True)
 
 
 @lru_cache(maxsize=4096)

@@ -1,8 +1,9 @@
 """Embedders for medoid choice and similarity metrics, and the two cosine helpers.
 
-* :class:`TfidfEmbedder` — the offline default: scikit-learn TF-IDF over
-  character n-grams within word boundaries (``char_wb``, 3–5). No network, no
-  model download, deterministic. The vectoriser is fitted, on every call, on
+* :class:`TfidfEmbedder` — the offline default: scikit-learn's TF-IDF over
+  character n-grams within word boundaries (``char_wb``, 3–5), computed by
+  :mod:`~curiosity_tui.protocol.char_tfidf` (the same vectors, decision 255).
+  No network, no model download, deterministic. The vectoriser is fitted, on every call, on
   the texts given plus the embedder's fixed ``reference_texts``; so vectors
   from *one* call are comparable with each other, and two calls are
   comparable only if their inputs are the same. Callers therefore embed all
@@ -25,7 +26,11 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
+from curiosity_tui.protocol.char_tfidf import char_wb_tfidf
+
 if TYPE_CHECKING:
+    from scipy import sparse
+
     from curiosity_tui.protocol.client import ModelClient
 
 Matrix = NDArray[np.float64]
@@ -74,11 +79,26 @@ class TfidfEmbedder:
         return f"TfidfEmbedder({self.name!r}, reference_texts={len(self.reference_texts)})"
 
     def embed(self, texts: Sequence[str]) -> Matrix:
-        from sklearn.feature_extraction.text import TfidfVectorizer
-
         texts = list(texts)
         if not texts:
             return np.zeros((0, 0))
+        return l2_normalise(self.embed_sparse(texts).toarray())
+
+    def embed_sparse(self, texts: Sequence[str]) -> sparse.csr_matrix:
+        """The TF-IDF rows before densifying (each row L2-normalised; an (n, 1) zero matrix
+        when no text has a token, where scikit-learn reports an empty vocabulary).
+
+        ``char_wb`` is computed by :func:`~curiosity_tui.protocol.char_tfidf.char_wb_tfidf`
+        (scikit-learn's vectors, decision 255); other analyzers by scikit-learn itself.
+        """
+        from scipy import sparse
+
+        texts = list(texts)
+        if self.analyzer == "char_wb":
+            fast = char_wb_tfidf(texts, self.reference_texts, self.ngram_range)
+            return sparse.csr_matrix((len(texts), 1)) if fast is None else fast
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
         vectorizer = TfidfVectorizer(
             analyzer=self.analyzer,  # type: ignore[arg-type]
             ngram_range=self.ngram_range,
@@ -91,8 +111,8 @@ class TfidfEmbedder:
             # fit-then-transform, about half the time)
             matrix = vectorizer.fit_transform([*texts, *self.reference_texts])[: len(texts)]
         except ValueError:  # empty vocabulary: nothing but blanks/short strings
-            return np.zeros((len(texts), 1))
-        return l2_normalise(matrix.toarray())
+            return sparse.csr_matrix((len(texts), 1))
+        return sparse.csr_matrix(matrix)
 
     async def aembed(self, texts: Sequence[str], *, session: int = 0) -> Matrix:
         return self.embed(texts)
