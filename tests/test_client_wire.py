@@ -3,8 +3,8 @@
 The requests each scenario sends (path, body bytes, header names in order and their values)
 were recorded from the client before its per-call CPU was cut (issue 14.5) and are kept in
 ``tests/data/client_wire.json``; a faster client must send exactly the same. Header values that
-depend on the machine or the openai version (user agent, OS, runtime, host port) are compared
-by name only. Regenerate (only when a request is meant to change) with
+depend on the machine or the installed packages (user agent, OS, runtime, host port, the
+decoders httpx offers) are compared by name only. Regenerate (only when a request is meant to change) with
 ``PYTHONPATH=. python tests/test_client_wire.py --write``.
 """
 
@@ -34,6 +34,7 @@ MSGS = [
 JB = {"framings": ["economic", "religious"], "dependencies": ["literacy rates"]}
 BY_NAME_ONLY = {
     "host",
+    "accept-encoding",  # httpx lists the decoders installed (br, zstd)
     "user-agent",
     "x-stainless-os",
     "x-stainless-arch",
