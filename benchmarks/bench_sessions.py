@@ -13,10 +13,14 @@ real ``openai`` client over HTTP on 127.0.0.1) adds a fixed latency L to every c
    a warm-up session on the same client (the openai/httpx client is built once per client and
    event loop; that one-off cost is printed separately); best of ``--repeats`` ledgers for each
    session number. Target: every session ≤ 1.2.
-2. *Pilot overlap.* ``run_pilot`` over ``plan_runs`` of the six configurations × 3 runs
-   (18 runs × 5 sessions) at concurrency 18, divided by the wall time of one C run alone
-   (C+cur: the longest chain, 5 sessions plus 4 model-curator calls). Best of ``--repeats``
-   for both, since other processes on the machine add noise. Target: ≤ 1.3.
+2. *Pilot overlap.* ``plan_runs`` of the six configurations × 3 runs (18 runs × 5 sessions)
+   at concurrency 18, run as ``pilot run`` runs it without ``--workers``
+   (``default_workers``: one process for 18 runs; decision 262), with the scripted server in a
+   process of its own (a model server is never in the pilot's process), divided by the wall
+   time of one C run alone against the same server (C+cur: the longest chain, 5 sessions plus
+   4 model-curator calls). Best and median of ``--repeats``, alternated. Target: ≤ 1.3. Also
+   printed, without a target: the pilot over one worker per core, and the figure this section
+   printed before decision 262 (one interpreter holding the scripted server's threads too).
 
 3. *Pilot over worker processes* (issue 14.5). ``run_pilot_workers`` over 6 configurations ×
    ``--worker-runs`` (default 18: 108 runs × 5 sessions) with ``--workers`` (default 2), all
@@ -30,21 +34,16 @@ real ``openai`` client over HTTP on 127.0.0.1) adds a fixed latency L to every c
 The machine these figures come from is shared: min and median of ``--repeats`` are printed,
 with the load average, and the targets are ratios.
 
-A run that overlaps perfectly is bounded by latency; what the runs cannot overlap is CPU: the
-client, the in-process server and the ledger all share one interpreter. The script therefore
-also prints the process CPU time of the pilot at L = 0. With ``--diagnose`` (automatic when a
-target is missed) it repeats the pilot with one change made *inside the benchmark only* —
-``schema_response_format`` memoised per schema class — to show how much of that CPU is still
-spent building the structured-output payload per call (profiling found it was the largest
-avoidable per-call cost: the JSON schema rebuilt by pydantic and transformed by openai on every
-structured call; the client now caches the schema and sends it via ``extra_body``).
+A run that overlaps perfectly is bounded by latency; what the runs of one interpreter cannot
+overlap is its CPU. The script therefore also prints the pilot's process CPU at L = 0 (server
+in another process), and with ``--diagnose`` (automatic when a target is missed) a cProfile of
+that pilot: this package's functions by cumulative time.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import functools
 import multiprocessing as mp
 import os
 import resource
@@ -61,9 +60,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from curiosity_tui.cli.pilot_cmds import _cores, default_workers  # noqa: E402
 from curiosity_tui.ledger import Ledger  # noqa: E402
 from curiosity_tui.ledger.models import RunMeta  # noqa: E402
-from curiosity_tui.protocol import client as client_mod  # noqa: E402
 from curiosity_tui.protocol.client import ModelClient  # noqa: E402
 from curiosity_tui.protocol.configs import CONFIG_NAMES  # noqa: E402
 from curiosity_tui.protocol.demo import DemoResponder  # noqa: E402
@@ -80,7 +79,7 @@ TARGET_CALL_CPU_MS = 2.5
 FIRST_STAGE = ("candidate", "judge-before", "checker")
 
 
-def _client(srv: ScriptedServer) -> ModelClient:
+def _client(srv: ScriptedServer | Remote) -> ModelClient:
     return ModelClient(
         base_url=srv.base_url, api_key="sk-test", model="scripted", retry_backoff_s=0.01
     )
@@ -121,7 +120,9 @@ async def c_sessions(
     return warm_wall, [best[t] for t in sorted(best)]
 
 
-async def one_run(srv: ScriptedServer, root: Path, name: str, config: str = "C+cur") -> float:
+async def one_run(
+    srv: ScriptedServer | Remote, root: Path, name: str, config: str = "C+cur"
+) -> float:
     client = _client(srv)
     spec = plan_runs(seed=SEED, configurations=[config], runs=1)[0]
     led = Ledger.create(root / name, spec.meta.model_copy(update={"name": name}))
@@ -137,7 +138,7 @@ async def one_run(srv: ScriptedServer, root: Path, name: str, config: str = "C+c
     return wall
 
 
-async def pilot(srv: ScriptedServer, out: Path, runs: int, concurrency: int) -> float:
+async def pilot(srv: ScriptedServer | Remote, out: Path, runs: int, concurrency: int) -> float:
     client = _client(srv)
     specs = plan_runs(seed=SEED, configurations=list(CONFIG_NAMES), runs=runs)
     try:
@@ -152,38 +153,78 @@ async def pilot(srv: ScriptedServer, out: Path, runs: int, concurrency: int) -> 
     return wall
 
 
+class Remote:
+    """A model server in another process (what a pilot talks to: never its own process);
+    ``requests`` is the count it served, known once it has stopped."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+        self.requests = -1
+
+
 @contextmanager
-def memoised_schema_format() -> Iterator[None]:
-    """Benchmark-only experiment: memoise the response_format payload per schema class."""
-    original = client_mod.schema_response_format
-    client_mod.schema_response_format = functools.cache(original)  # type: ignore[assignment]
+def remote_server(latency_ms: int) -> Iterator[Remote]:
+    """The scripted server (``DemoResponder``, latency L) in a process of its own."""
+    ctx = mp.get_context("spawn")
+    q, stop = ctx.Queue(), ctx.Event()
+    proc = ctx.Process(target=_serve, args=(q, stop, latency_ms))
+    proc.start()
+    srv = Remote(q.get(timeout=120))
     try:
-        yield
+        yield srv
     finally:
-        client_mod.schema_response_format = original  # type: ignore[assignment]
+        stop.set()
+        srv.requests = q.get(timeout=60)
+        proc.join()
 
 
-def pilot_cpu_at_zero_latency(
-    root: Path, runs: int, conc: int, repeats: int, *, compare_memoised: bool = False
-) -> tuple[float, float, int, float | None]:
-    """Best process CPU seconds of the pilot at L = 0, the main thread's share of it, requests
-    per pilot and, if asked, the best CPU with the schema memoised (runs interleaved A/B so that
-    load from other processes hits both alike)."""
-    base: list[tuple[float, float]] = []
-    memo: list[float] = []
-    with ScriptedServer(latency_ms=0, responder=DemoResponder()) as srv0:
+def pilot_cpu_at_zero_latency(root: Path, runs: int, conc: int, repeats: int) -> tuple[float, int]:
+    """Best process CPU seconds of the pilot in one interpreter at L = 0, the model server in
+    another process (so this is the pilot's own CPU: client, sessions, ledger), and the
+    requests per pilot."""
+    cpus: list[float] = []
+    with remote_server(0) as srv:
+        asyncio.run(one_run(srv, root, "cpu-warm-up", "C-cur"))
         for k in range(repeats):
-            c0, m0 = time.process_time(), time.thread_time()
-            asyncio.run(pilot(srv0, root / f"base-{k}", runs, conc))
-            base.append((time.process_time() - c0, time.thread_time() - m0))
-            if compare_memoised:
-                with memoised_schema_format():
-                    c0 = time.process_time()
-                    asyncio.run(pilot(srv0, root / f"memo-{k}", runs, conc))
-                    memo.append(time.process_time() - c0)
-        n = len(srv0.requests) // (repeats * (2 if compare_memoised else 1))
-    cpu, main_cpu = min(base)
-    return cpu, main_cpu / cpu, n, (min(memo) if memo else None)
+            c0 = time.process_time()
+            asyncio.run(pilot(srv, root / f"cpu-{k}", runs, conc))
+            cpus.append(time.process_time() - c0)
+    warm = _requests_of(root / "cpu-warm-up")
+    return min(cpus), (srv.requests - warm) // repeats
+
+
+def _requests_of(path: Path) -> int:
+    """Model requests one ledger's sessions recorded (repairs included)."""
+    with Ledger.open(path) as led:
+        return sum(
+            1 + len(c.earlier)
+            for rec in led.session_records()
+            for c in rec.calls
+            if c.kind != "curator-note"
+        )
+
+
+def profile_pilot(root: Path, runs: int, conc: int, top: int = 15) -> None:
+    """--diagnose: the functions of this package with the most cumulative time in one pilot at
+    L = 0 (cProfile; server in another process)."""
+    import cProfile
+    import io
+    import pstats
+
+    with remote_server(0) as srv:
+        asyncio.run(one_run(srv, root, "prof-warm-up", "C-cur"))
+        prof = cProfile.Profile()
+        prof.enable()
+        asyncio.run(pilot(srv, root / "prof", runs, conc))
+        prof.disable()
+    buf = io.StringIO()
+    pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats("curiosity_tui", top)
+    print(
+        "   diagnosis: cProfile of the pilot at L = 0, this package's functions by cumulative time"
+    )
+    for line in buf.getvalue().splitlines():
+        if "curiosity_tui" in line or line.strip().startswith("ncalls"):
+            print("   " + line.replace(str(ROOT) + "/", ""))
 
 
 def _children_cpu() -> float:
@@ -192,7 +233,7 @@ def _children_cpu() -> float:
 
 
 def worker_pilot(
-    srv: ScriptedServer, out: Path, runs: int, workers: int
+    srv: ScriptedServer | Remote, out: Path, runs: int, workers: int, conc: int | None = None
 ) -> tuple[float, float, int]:
     """Wall, total CPU (this process + the workers) and run count of a pilot over workers."""
     specs = plan_runs(seed=SEED, configurations=list(CONFIG_NAMES), runs=runs)
@@ -200,7 +241,9 @@ def worker_pilot(
         model="scripted", base_url=srv.base_url, api_key="sk-test", retry_backoff_s=0.01
     )
     c0, k0, t0 = time.process_time(), _children_cpu(), time.perf_counter()
-    results = run_pilot_workers(specs, out, cs, sessions=5, workers=workers, concurrency=len(specs))
+    results = run_pilot_workers(
+        specs, out, cs, sessions=5, workers=workers, concurrency=conc or len(specs)
+    )
     wall = time.perf_counter() - t0
     cpu = (time.process_time() - c0) + (_children_cpu() - k0)
     failed = [(r.ledger, r.failed) for r in results if r.failed]
@@ -213,6 +256,7 @@ def _serve(q: Any, stop: Any, latency_ms: int) -> None:
     with ScriptedServer(latency_ms=latency_ms, responder=DemoResponder()) as srv:
         q.put(srv.base_url)
         stop.wait()
+        q.put(len(srv.requests))
 
 
 async def _calls(base_url: str, n: int, conc: int) -> float:
@@ -276,21 +320,81 @@ async def _bare_calls(base_url: str, n: int) -> float:
 
 def client_cpu_per_call(n: int, repeats: int) -> dict[int, list[float]]:
     """ms of CPU per call in the client, server in another process; per concurrency."""
-    ctx = mp.get_context("spawn")
-    q, stop = ctx.Queue(), ctx.Event()
-    proc = ctx.Process(target=_serve, args=(q, stop, 0))
-    proc.start()
-    try:
-        base = q.get(timeout=60)
+    with remote_server(0) as srv:
         out = {
-            conc: sorted(1000 * asyncio.run(_calls(base, n, conc)) / n for _ in range(repeats))
+            conc: sorted(
+                1000 * asyncio.run(_calls(srv.base_url, n, conc)) / n for _ in range(repeats)
+            )
             for conc in (1, 18)
         }
-        out[0] = sorted(1000 * asyncio.run(_bare_calls(base, n)) / n for _ in range(repeats))
+        out[0] = sorted(
+            1000 * asyncio.run(_bare_calls(srv.base_url, n)) / n for _ in range(repeats)
+        )
         return out
-    finally:
-        stop.set()
-        proc.join()
+
+
+def _as_cli(srv: Remote, out: Path, runs: int, conc: int, workers: int) -> float:
+    """Wall seconds of the pilot run as ``pilot run`` runs it with ``workers`` (1: in this
+    process; more: over worker processes, their start included)."""
+    if workers == 1:
+        return asyncio.run(pilot(srv, out, runs, conc))
+    return worker_pilot(srv, out, runs, workers, conc)[0]
+
+
+def _all(values: list[float]) -> str:
+    return ", ".join(f"{v:.2f}" for v in values)
+
+
+def pilot_section(args: argparse.Namespace, root: Path) -> float:
+    """Section 2; returns the ratio the target applies to."""
+    n_runs = len(CONFIG_NAMES) * args.runs
+    conc = args.concurrency or n_runs
+    cores = _cores()
+    workers = default_workers(n_runs, cores)
+    alones: list[float] = []
+    pilots: list[float] = []
+    spread: list[float] = []
+    with remote_server(args.latency_ms) as srv:
+        asyncio.run(one_run(srv, root, "r-warm-up", "C-cur"))
+        for k in range(args.repeats):  # alternated, so that load from elsewhere hits all alike
+            alones.append(asyncio.run(one_run(srv, root, f"r-alone-{k}")))
+            pilots.append(_as_cli(srv, root / f"r-pilot-{k}", args.runs, conc, workers))
+            if cores > 1 and workers != cores:
+                spread.append(_as_cli(srv, root / f"r-spread-{k}", args.runs, conc, cores))
+    in_alones: list[float] = []
+    in_pilots: list[float] = []
+    with ScriptedServer(latency_ms=args.latency_ms, responder=DemoResponder()) as isrv:
+        asyncio.run(one_run(isrv, root, "i-warm-up", "C-cur"))
+        for k in range(args.repeats):
+            in_alones.append(asyncio.run(one_run(isrv, root, f"i-alone-{k}")))
+            in_pilots.append(asyncio.run(pilot(isrv, root / f"i-pilot-{k}", args.runs, conc)))
+    alone, wall = min(alones), min(pilots)
+    ratio = wall / alone
+    where = "in one process" if workers == 1 else f"over {workers} worker processes"
+    print(
+        f"2. pilot: {n_runs} runs x 5 sessions at concurrency {conc}, L = {args.latency_ms} ms, as "
+        f"`pilot run` runs it without --workers ({where}: {n_runs} runs on {cores} cores), the "
+        f"model server in its own process (load average {os.getloadavg()[0]:.1f})"
+    )
+    print(f"   pilot wall s: {_min_med(pilots)} (all: {_all(pilots)})")
+    print(f"   one C+cur run alone s: {_min_med(alones)} (all: {_all(alones)})")
+    print(
+        f"   ratio best pilot / best alone {ratio:.3f}, median / median "
+        f"{statistics.median(pilots) / statistics.median(alones):.3f}  target <= {TARGET_PILOT}: "
+        f"{'met' if ratio <= TARGET_PILOT else 'MISSED'}"
+    )
+    print("   for comparison (no target):")
+    if spread:
+        print(
+            f"   - over {cores} worker processes (one per core; their start included): wall s "
+            f"{_min_med(spread)}; ratio {min(spread) / alone:.3f}"
+        )
+    print(
+        f"   - one interpreter holding the scripted server's threads too (how this section "
+        f"measured before decision 262): pilot s {_min_med(in_pilots)}, alone s "
+        f"{_min_med(in_alones)}; ratio {min(in_pilots) / min(in_alones):.3f}"
+    )
+    return ratio
 
 
 def _min_med(values: list[float]) -> str:
@@ -412,52 +516,19 @@ def main(argv: list[str] | None = None) -> int:
                 f"{warm_wall:.3f} s = {warm_wall / bound:.3f} x bound)"
             )
 
-            asyncio.run(one_run(srv, root, "warm-up-run", "C-cur"))
-            alones: list[float] = []
-            pilots: list[float] = []
-            for k in range(args.repeats):
-                alones.append(asyncio.run(one_run(srv, root, f"c-alone-{k}")))
-                pilots.append(asyncio.run(pilot(srv, root / f"pilot-{k}", args.runs, conc)))
-            alone, wall = min(alones), min(pilots)
-            ratio = wall / alone
-            print(
-                f"2. pilot: {n_runs} runs x 5 sessions at concurrency {conc}: best {wall:.3f} s "
-                f"(all: {', '.join(f'{p:.3f}' for p in pilots)}); one C+cur run alone: best "
-                f"{alone:.3f} s (all: {', '.join(f'{a:.3f}' for a in alones)})"
-            )
-            print(
-                f"   ratio {ratio:.3f}  target <= {TARGET_PILOT}: "
-                f"{'met' if ratio <= TARGET_PILOT else 'MISSED'}"
-            )
-        missed = worst > TARGET_SESSION or ratio > TARGET_PILOT
-        diagnose = missed or args.diagnose
-        cpu, main_share, n_req, cpu_m = pilot_cpu_at_zero_latency(
-            root / "cpu", args.runs, conc, args.repeats, compare_memoised=diagnose
-        )
+        missed = worst > TARGET_SESSION
+        ratio = pilot_section(args, root)
+        missed = missed or ratio > TARGET_PILOT
+        n_runs = len(CONFIG_NAMES) * args.runs
+        conc = args.concurrency or n_runs
+        cpu, n_req = pilot_cpu_at_zero_latency(root / "cpu", args.runs, conc, args.repeats)
         print(
-            f"   CPU: the same pilot at L = 0 takes {cpu:.3f} s of process CPU "
-            f"({100 * main_share:.0f}% of it on the event-loop thread) for {n_req} requests = "
-            f"{1000 * cpu / max(n_req, 1):.1f} ms per request; the runs share one interpreter, so "
-            f"this CPU does not overlap with itself (ideal pilot >= max(alone, CPU) = "
-            f"{max(alone, cpu):.3f} s)"
+            f"   CPU: the same pilot in one interpreter at L = 0 (server in another process) takes "
+            f"{cpu:.3f} s of process CPU for {n_req} requests = "
+            f"{1000 * cpu / max(n_req, 1):.2f} ms per request (client, sessions, ledger)"
         )
-        if diagnose and cpu_m is not None:
-            with (
-                memoised_schema_format(),
-                ScriptedServer(latency_ms=args.latency_ms, responder=DemoResponder()) as srv,
-            ):
-                alones_m, pilots_m = [], []
-                for k in range(args.repeats):
-                    alones_m.append(asyncio.run(one_run(srv, root, f"m-alone-{k}")))
-                    pilots_m.append(asyncio.run(pilot(srv, root / f"m-pilot-{k}", args.runs, conc)))
-            print(
-                "   diagnosis (benchmark-only experiment: client.schema_response_format memoised "
-                "per schema class):"
-            )
-            print(
-                f"   pilot CPU at L = 0: {cpu:.3f} s -> {cpu_m:.3f} s ({100 * (cpu - cpu_m) / cpu:.0f}% "
-                f"less); pilot ratio {ratio:.3f} -> {min(pilots_m) / min(alones_m):.3f}"
-            )
+        if missed or args.diagnose:
+            profile_pilot(root / "prof", args.runs, conc)
         if not args.no_workers:
             missed = workers_section(args, root) or missed
     return 1 if missed else 0

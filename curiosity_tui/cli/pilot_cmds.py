@@ -22,6 +22,18 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
+RUNS_PER_WORKER = 36
+"""A worker process costs about 3.5 s of CPU to start (importing openai, numpy and
+scikit-learn): the CPU of some 40 scripted runs of 5 sessions (decision 262). Without
+``--workers`` a pilot gets a worker for every this many runs, up to one per core."""
+
+
+def default_workers(runs: int, cores: int) -> int:
+    """``pilot run``'s worker count without ``--workers``: one per core, but no more than one
+    per ``RUNS_PER_WORKER`` runs (so a pilot of 18 runs runs in this process)."""
+    return max(1, min(cores, runs // RUNS_PER_WORKER))
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     from curiosity_tui.cli.contract_cmds import CONTRACT_HELP, contract_option
     from curiosity_tui.cli.run_cmds import call_flags, endpoint_flags
@@ -37,7 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--workers",
         type=int,
         default=None,
-        help=f"worker processes (default: one per core, here {_cores()}); 1 runs in this process",
+        help=f"worker processes (default: one per core, here {_cores()}, but at most one per "
+        f"{RUNS_PER_WORKER} runs); 1 runs in this process",
     )
     pr.add_argument(
         "--shard",
@@ -128,8 +141,7 @@ def _pilot_run(args: argparse.Namespace) -> int:
     from curiosity_tui.protocol.shards import new_manifest, parse_shard, shard_of, write_manifest
 
     shard = parse_shard(args.shard)
-    workers = _cores() if args.workers is None else args.workers
-    if workers < 1:
+    if args.workers is not None and args.workers < 1:
         raise InputError("--workers must be at least 1")
     if args.concurrency < 1:
         raise InputError("--concurrency must be at least 1")
@@ -138,6 +150,7 @@ def _pilot_run(args: argparse.Namespace) -> int:
     if not specs:
         print(f"shard {shard.label}: no runs (the plan has {len(all_specs)})")
         return 0
+    workers = default_workers(len(specs), _cores()) if args.workers is None else args.workers
     manifest = new_manifest(
         hashlib.sha256(text.encode("utf-8")).hexdigest(),
         shard,

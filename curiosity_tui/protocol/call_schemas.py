@@ -27,6 +27,7 @@ The specs of the calls are built in ``call_specs.py``.
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -98,11 +99,7 @@ class CallSpec:
         """The schema to send (a fresh dict): the model's, refs inlined, the rules applied."""
         if dialect not in DIALECTS:
             raise ValueError(f"unknown schema dialect {dialect!r} (use one of {list(DIALECTS)})")
-        base = self.model.model_json_schema()
-        schema = _inline(base, base.get("$defs", {}))
-        schema.pop("$defs", None)
-        if dialect == "strict":
-            _strip_counts(schema)
+        schema = _copy_tree(_template(self.model, dialect))
         for rule in self.rules:
             for node in _schema_nodes(schema, rule.path):
                 _apply(node, rule, dialect)
@@ -127,6 +124,28 @@ class CallSpec:
 
 
 # --------------------------------------------------------------------------- schema side
+
+
+@functools.cache
+def _template(model: type[BaseModel], dialect: Dialect) -> dict[str, Any]:
+    """The model's schema with refs inlined (and counts stripped, strict): the same for every
+    call of a model, so built once (pydantic's ``model_json_schema`` costs ~2 ms, and a pilot
+    makes thousands of structured calls; issue 14.5). Read-only: ``json_schema`` copies it."""
+    base = model.model_json_schema()
+    schema: dict[str, Any] = _inline(base, base.get("$defs", {}))
+    schema.pop("$defs", None)
+    if dialect == "strict":
+        _strip_counts(schema)
+    return schema
+
+
+def _copy_tree(node: Any) -> Any:
+    """A copy of a JSON tree (dicts and lists copied, key order kept, scalars shared)."""
+    if isinstance(node, dict):
+        return {k: _copy_tree(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_copy_tree(v) for v in node]
+    return node
 
 
 def _inline(node: Any, defs: dict[str, Any]) -> Any:

@@ -50,7 +50,7 @@ from pydantic import BaseModel, ValidationError
 
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger.models import CallRecord
-from curiosity_tui.protocol import ratelimit
+from curiosity_tui.protocol import ratelimit, wire
 from curiosity_tui.protocol import retry as rt
 from curiosity_tui.protocol.run_context import run_headers
 from curiosity_tui.textsafe import replace_unstorable, replace_unstorable_in
@@ -254,14 +254,13 @@ def _post_chat(
 ) -> Any:
     """``oa.chat.completions.create`` without its typed-params transform: the same wire
     request (``kwargs``: the token limit and ``extra_body``), about 1 ms less CPU a call, which
-    a pilot pays thousands of times (issue 14.5). Errors are openai's, as before."""
-    from openai.types.chat import ChatCompletion
-
+    a pilot pays thousands of times (issue 14.5). Errors are openai's, as before. The reply
+    comes back as parsed JSON (``cast_to=object``), read by ``wire.reply_fields_of_json``."""
     extra = dict(kwargs)
     body = {"model": model, "messages": messages, **extra.pop("extra_body", {}), **extra}
     return oa.post(
         "/chat/completions",
-        cast_to=ChatCompletion,
+        cast_to=object,
         body=body,
         options={"headers": headers, "timeout": timeout},
     )
@@ -363,6 +362,7 @@ class ModelClient:
                 max_retries=0,
                 timeout=self.timeout_s,
             )
+            wire.coalesce_writes(oa)  # one socket write a request (issue 14.5)
             ratelimit.attach(oa)  # --max-rpm / --max-tpm: waits before each request (14.6)
             per_loop[pool_key] = oa
         return oa
@@ -601,21 +601,20 @@ class ModelClient:
     def _reply(
         self, response: Any, record: CallRecord, prior: Sequence[CallRecord] = ()
     ) -> tuple[str, CallRecord]:
-        """Complete ``record`` from a chat response (text, usage, finish reason, refusal).
-        A reply over ``max_reply_bytes`` fails the call; the record keeps an excerpt."""
-        choice = response.choices[0] if response.choices else None
-        message = choice.message if choice is not None else None
-        content = (message.content if message is not None else None) or ""
-        refusal = getattr(message, "refusal", None) if message is not None else None
+        """Complete ``record`` from a chat response (text, usage, finish reason, refusal):
+        the parsed JSON ``_post_chat`` returns. A reply over ``max_reply_bytes`` fails the
+        call; the record keeps an excerpt."""
+        fields = wire.reply_fields_of_json(response)
+        content = fields.content or ""
+        refusal = fields.refusal
         if not content and refusal:
             content = str(refusal)
         content, record.replaced_chars = replace_unstorable(content)  # lone surrogates
-        usage = response.usage
-        record.prompt_tokens = (usage.prompt_tokens or 0) if usage else 0
-        record.completion_tokens = (usage.completion_tokens or 0) if usage else 0
-        record.finish_reason = choice.finish_reason if choice is not None else None
+        record.prompt_tokens = fields.prompt_tokens
+        record.completion_tokens = fields.completion_tokens
+        record.finish_reason = fields.finish_reason
         record.response_text = content
-        if refusal and not (message is not None and message.content):
+        if refusal and not fields.content:
             record.refusal = True
         self.calls.append(record)
         size = len(content.encode("utf-8", "replace"))

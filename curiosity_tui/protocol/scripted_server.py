@@ -257,6 +257,8 @@ class ScriptedServer:
         self.slots = 1 if one_slot else slots
         self._slot = threading.Lock() if one_slot else None
         self.requests: list[RecordedRequest] = []
+        #: each request's body as it arrived, in the order of ``requests`` (wire tests)
+        self.raw_bodies: list[bytes] = []
         self._port = port
         self._lock = threading.Lock()
         self._used: list[int] = [0] * len(self.script.rules)
@@ -320,9 +322,12 @@ class ScriptedServer:
 
     # -- reply selection ---------------------------------------------------
 
-    def _record(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> None:
+    def _record(
+        self, path: str, headers: dict[str, str], body: dict[str, Any], raw: bytes = b""
+    ) -> None:
         with self._lock:
             self.requests.append(RecordedRequest(path=path, headers=headers, body=body))
+            self.raw_bodies.append(raw)
 
     def _select(
         self, kind: str, session: int | None, body: dict[str, Any], run: str = ""
@@ -576,7 +581,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(_HTTPError(400, f"invalid JSON body: {exc}"))
             return
         path = self.path.split("?", 1)[0].rstrip("/")
-        self.owner._record(path, headers, body)
+        self.owner._record(path, headers, body, raw)
         try:
             if path == "/v1/chat/completions":
                 payload = self.owner.handle_chat(headers, body)
