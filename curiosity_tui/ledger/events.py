@@ -118,9 +118,10 @@ class FoldState:
         self.last_session = 0
 
     def node(self, node_id: str | None, seq: int) -> dict[str, Any]:
-        if node_id is None or node_id not in self.nodes:
+        found = self.nodes.get(node_id)  # type: ignore[arg-type]  # None is never a key
+        if found is None:
             raise CorruptLedgerError(f"event seq {seq} refers to unknown node {node_id!r}", seq=seq)
-        return self.nodes[node_id]
+        return found
 
 
 Data = dict[str, Any]

@@ -300,7 +300,7 @@ def _block_checked(
         if prevs[0] != prev or list(map(_GET_SEQ, parsed)) != list(range(seq, seq + len(lines))):
             return None
         bodies = map(getitem, lines, repeat(_BODY))
-        text = map(b"".join, zip(map(str.encode, prevs), bodies, repeat(b"}")))
+        text = map(b"".join, zip(map(str.encode, prevs), bodies, repeat(b"}")))  # type: ignore[arg-type]
         digests = list(map(_HEX, map(hashlib.sha256, text)))
         if list(map(_GET_HASH, parsed)) != digests or prevs[1:] != digests[:-1]:
             return None
