@@ -22,9 +22,12 @@ ALL_FIELDS: frozenset[str] = frozenset({"*"})
 def encode_value(value: Any) -> str:
     """``journal.canonical(value)``; a list of ints (sessions a node resurfaced in) through
     pydantic's encoder, which writes exactly what json writes for ints and is much cheaper."""
-    if type(value) is list and all(type(x) is int for x in value):
+    if type(value) is list and set(map(type, value)) <= _INT:
         return to_json(value).decode("ascii")
     return jr.canonical(value)
+
+
+_INT = frozenset({int})
 
 
 def encode_items(items: list[Any]) -> str:
@@ -53,9 +56,10 @@ _str = encode_basestring  # what json's encoder calls for a str with ensure_asci
 
 
 class _Fields:
-    """One node's member texts ``"<key>":<value>`` in sorted key order, ``facts`` left out."""
+    """One node's member texts ``"<key>":<value>`` in sorted key order, ``facts`` left out,
+    and those before and after ``facts`` joined."""
 
-    __slots__ = ("count", "index", "keys", "parts", "split")
+    __slots__ = ("after", "before", "count", "index", "keys", "parts", "split")
 
     def __init__(self, node: dict[str, Any]) -> None:
         names = sorted(k for k in node if k != "facts")
@@ -64,6 +68,8 @@ class _Fields:
         self.split = sum(1 for k in names if k < "facts")
         self.keys = [jr.canonical(k) + ":" for k in names]
         self.parts = [key + encode_value(node[k]) for key, k in zip(self.keys, names, strict=True)]
+        self.before = ",".join(self.parts[: self.split])
+        self.after = ",".join(self.parts[self.split :])
 
 
 class FieldTexts:
@@ -81,18 +87,28 @@ class FieldTexts:
         or a key that is not a string (the caller then encodes the node whole)."""
         f = self._nodes.get(nid)
         if f is None or "*" in stale or f.count != len(node):
-            if "facts" not in node or not all(type(k) is str for k in node):
-                return None
-            f = self._nodes[nid] = _Fields(node)
-        else:
-            parts, index, keys = f.parts, f.index, f.keys
-            for name in stale:
-                i = index.get(name)
-                if i is None:  # a field the node did not have when first seen
-                    if name == "facts" or name not in node:
-                        continue
-                    f = self._nodes[nid] = _Fields(node)
-                    break
-                parts[i] = keys[i] + encode_value(node[name])
-        cut = f.split
-        return ",".join(f.parts[:cut]), ",".join(f.parts[cut:])
+            return self._first(nid, node)
+        parts, index, keys, split = f.parts, f.index, f.keys, f.split
+        low = high = False
+        for name in stale:
+            i = index.get(name)
+            if i is None:  # a field the node did not have when first seen
+                if name == "facts" or name not in node:
+                    continue
+                return self._first(nid, node)
+            parts[i] = keys[i] + encode_value(node[name])
+            if i < split:
+                low = True
+            else:
+                high = True
+        if low:
+            f.before = ",".join(parts[:split])
+        if high:
+            f.after = ",".join(parts[split:])
+        return f.before, f.after
+
+    def _first(self, nid: str, node: dict[str, Any]) -> tuple[str, str] | None:
+        if "facts" not in node or not all(type(k) is str for k in node):
+            return None
+        f = self._nodes[nid] = _Fields(node)
+        return f.before, f.after

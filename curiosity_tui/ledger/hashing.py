@@ -152,17 +152,17 @@ class NodeHasher:
 
     def __init__(self) -> None:
         self._state: dict[str, tuple[list[Any], int, str, Any]] = {}
+        self._tails: dict[str, tuple[str, bytes]] = {}  # per node: its "after", the bytes
         self._fields = FieldTexts()
 
     def digest(self, node: dict[str, Any], stale: frozenset[str] | set[str] = ALL_FIELDS) -> str:
         """The node's hash; ``stale``: the fields that may have changed since this node was
         last hashed here (all, by default)."""
-        enc = jr.canonical
         nid = node["id"]
         facts = node["facts"]
         around = self._fields.around_facts(nid, node, stale)
         if around is None or type(facts) is not list:
-            return hashlib.sha256(enc(node).encode("utf-8")).hexdigest()
+            return hashlib.sha256(jr.canonical(node).encode("utf-8")).hexdigest()
         before, after = around
         hit = self._state.get(nid)
         if hit is not None and hit[0] is facts and len(facts) >= hit[1] and hit[2] == before:
@@ -174,8 +174,12 @@ class NodeHasher:
             head = "{" + (before + "," if before else "") + '"facts":['
             h = hashlib.sha256((head + encode_items(facts)).encode("utf-8"))
         self._state[nid] = (facts, len(facts), before, h)
+        tail = self._tails.get(nid)
+        if tail is None or tail[0] is not after:
+            tail = (after, ("]" + ("," + after if after else "") + "}").encode("utf-8"))
+            self._tails[nid] = tail
         out = h.copy()
-        out.update(("]" + ("," + after if after else "") + "}").encode("utf-8"))
+        out.update(tail[1])
         return out.hexdigest()
 
 
