@@ -33,6 +33,7 @@ from curiosity_tui.ledger.hashing import (
     NodeHasher,
     Stale,
     node_hash,
+    snapshot_delta,
     snapshot_hashes,
     snapshot_texts,
 )
@@ -263,11 +264,12 @@ class _Snapshots:
 
     def check(self, ev: dict[str, Any], seq: int, data: dict[str, Any]) -> None:
         nodes, dirty, index = self.state.nodes, self.dirty, self.index
-        stale = self.stale if self.by_field else None
-        if self.keep:
-            changed = snapshot_texts(nodes, dirty, index, self.encoder, stale)
+        if not self.by_field:  # each changed node encoded whole, as a batch's snapshot does
+            changed = snapshot_delta(nodes, dirty, index)
+        elif self.keep:
+            changed = snapshot_texts(nodes, dirty, index, self.encoder, self.stale)
         else:
-            snapshot_hashes(nodes, dirty, index, self.hasher, stale)
+            snapshot_hashes(nodes, dirty, index, self.hasher, self.stale)
         digest = index.digest()
         if digest != data["state_hash"]:
             if self.by_field:
