@@ -196,8 +196,9 @@ def test_field_texts_follow_the_stale_fields() -> None:
         stale: set[str] = set()
         if change == "fact":
             node["facts"].append({"text": f"f{step}", "session": step, "source": None})
-        elif change == "resurfaced":
-            node["resurfaced"] = sorted([*node["resurfaced"], step])
+        elif change == "resurfaced":  # mostly grows at its end, by an int
+            extra = rng.choice([step, step, step, -step, True, 2**70 + step, float(step)])
+            node["resurfaced"] = sorted([*node["resurfaced"], extra])
             stale.add("resurfaced")
         elif change == "status":
             node["status"] = rng.choice(["open", "dormant", "closed"])

@@ -9,6 +9,7 @@ saves is time, never a check."""
 from __future__ import annotations
 
 from json.encoder import encode_basestring
+from operator import is_
 from typing import Any
 
 from pydantic_core import to_json
@@ -57,9 +58,11 @@ _str = encode_basestring  # what json's encoder calls for a str with ensure_asci
 
 class _Fields:
     """One node's member texts ``"<key>":<value>`` in sorted key order, ``facts`` left out,
-    and those before and after ``facts`` joined."""
+    and those before and after ``facts`` joined. For a field holding a list of ints, the
+    items it was encoded from: a list that only grew by one int at its end (a session added
+    to ``resurfaced``) is written from its previous text."""
 
-    __slots__ = ("after", "before", "count", "index", "keys", "parts", "split")
+    __slots__ = ("after", "before", "count", "index", "ints", "keys", "parts", "split")
 
     def __init__(self, node: dict[str, Any]) -> None:
         names = sorted(k for k in node if k != "facts")
@@ -67,9 +70,30 @@ class _Fields:
         self.index = {name: i for i, name in enumerate(names)}
         self.split = sum(1 for k in names if k < "facts")
         self.keys = [jr.canonical(k) + ":" for k in names]
-        self.parts = [key + encode_value(node[k]) for key, k in zip(self.keys, names, strict=True)]
+        self.ints: list[tuple[int, ...] | None] = [None] * len(names)
+        self.parts = [""] * len(names)
+        for i, name in enumerate(names):
+            self.set(i, node[name])
         self.before = ",".join(self.parts[: self.split])
         self.after = ",".join(self.parts[self.split :])
+
+    def set(self, i: int, value: Any) -> None:
+        """Field ``i`` now holds ``value``."""
+        old = self.ints[i]
+        if (
+            old is not None
+            and type(value) is list
+            and len(value) == len(old) + 1
+            and type(value[-1]) is int
+            and all(map(is_, value, old))  # the same int objects as then, one for one
+        ):
+            text = self.parts[i]
+            self.parts[i] = f"{text[:-1]}{',' if old else ''}{value[-1]:d}]"
+            self.ints[i] = tuple(value)
+            return
+        self.parts[i] = self.keys[i] + encode_value(value)
+        is_ints = type(value) is list and set(map(type, value)) <= _INT
+        self.ints[i] = tuple(value) if is_ints else None
 
 
 class FieldTexts:
@@ -88,7 +112,7 @@ class FieldTexts:
         f = self._nodes.get(nid)
         if f is None or "*" in stale or f.count != len(node):
             return self._first(nid, node)
-        parts, index, keys, split = f.parts, f.index, f.keys, f.split
+        parts, index, split = f.parts, f.index, f.split
         low = high = False
         for name in stale:
             i = index.get(name)
@@ -96,7 +120,7 @@ class FieldTexts:
                 if name == "facts" or name not in node:
                     continue
                 return self._first(nid, node)
-            parts[i] = keys[i] + encode_value(node[name])
+            f.set(i, node[name])
             if i < split:
                 low = True
             else:

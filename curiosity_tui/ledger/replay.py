@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -209,20 +209,18 @@ def _replay(
             kind = ev["kind"]
             node = ev["node"]
             data = ev["data"]
-            step = plan.get(kind)
-            if step is None or seq == 1 or (step[3] and node is None):
+            check, schema, fold, needs_node, multi, fields = plan.get(kind, _UNKNOWN)
+            if fold is None or seq == 1 or (needs_node and node is None):
                 _fold_checked(jpath, st, ev)  # the careful path: names what is wrong
-                step = plan[kind]
+                check, schema, fold, needs_node, multi, fields = plan[kind]
             else:
-                check = step[0]
                 if check is None or not check(data):
-                    _validate_once(step[1], ev, seq)
+                    _validate_once(schema, ev, seq)
                 try:
-                    step[2](st, seq, ev["session"], node, ev["actor"], data)
+                    fold(st, seq, ev["session"], node, ev["actor"], data)
                 except CorruptLedgerError as err:
                     raise CorruptLedgerError(f"{jpath}: {err}", seq=seq) from None
-            fields = step[5]
-            if step[4]:  # a kind that changes nodes other than its own
+            if multi:  # a kind that changes nodes other than its own
                 for i in touched(kind, node, data):
                     if i in nodes:
                         dirty.add(i)
@@ -339,6 +337,8 @@ _PLAN: dict[str, _Step] = {
     )
     for name, spec in EVENT_KINDS.items()
 }
+#: what ``_PLAN`` gives a kind it does not know: a None fold sends it to the careful path
+_UNKNOWN = cast(_Step, (None, None, None, False, False, frozenset()))
 
 
 def _fold_checked(jpath: Path, st: FoldState, ev: dict[str, Any]) -> None:
