@@ -206,15 +206,20 @@ class JournalStream:
         pending: list[dict[str, Any]] = []
         carry = b""
         markers = COMMIT_MARKERS
+        size = self.block
         with self.path.open("rb") as fh:
             fh.seek(self.offset)
             while True:
-                chunk = fh.read(self.block)
+                chunk = fh.read(size)
                 data = carry + chunk
                 if not chunk:
                     break
                 cut = data.rfind(b"\n") + 1
                 carry = data[cut:]
+                if not cut:  # a line longer than a block: read twice as much next (not n^2)
+                    size *= 2
+                    continue
+                size = self.block
                 lines = data[:cut].split(b"\n")
                 lines.pop()
                 parsed = _parse_all(lines)
