@@ -158,3 +158,55 @@ def test_canonical_is_json_dumps() -> None:
             obj = rng.choice([[obj, rng.choice(atoms)], {"k": obj, "b": rng.choice(atoms), "1": 1}])
         want = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         assert jr.canonical(obj) == want
+
+
+def test_field_and_fact_encoders_write_what_json_writes() -> None:
+    from curiosity_tui.ledger.fieldtext import encode_items, encode_value
+
+    rng = random.Random(251)
+    scalars: list[Any] = ["", 'a"b', "x\\y", "\n\t\x01\x7f\u2028", "é€😀", None, 3, -5, True]
+    scalars += [2**70, 1.5, 1e16, 1e-7]
+    for _ in range(4000):
+        items: list[Any] = []
+        for _ in range(rng.randint(0, 4)):
+            keys = rng.sample(["session", "source", "text", "other"], rng.randint(0, 4))
+            fact = {k: rng.choice(scalars) for k in keys}
+            items.append(fact if rng.random() < 0.9 else rng.choice(scalars))
+        assert encode_items(items) == jr.canonical(items)[1:-1], items
+        ints = [rng.choice([0, 7, -3, 2**64, True, False, 1.0]) for _ in range(rng.randint(0, 5))]
+        assert encode_value(ints) == jr.canonical(ints), ints
+
+
+def test_field_texts_follow_the_stale_fields() -> None:
+    from curiosity_tui.ledger.fieldtext import ALL_FIELDS
+
+    rng = random.Random(2510)
+    hasher = NodeHasher()
+    node: dict[str, Any] = {
+        "id": "q1",
+        "facts": [],
+        "resurfaced": [],
+        "status": "open",
+        "checks": [],
+        "text": "t",
+    }
+    assert hasher.digest(node, ALL_FIELDS) == node_hash(node)
+    for step in range(300):
+        change = rng.choice(["fact", "resurfaced", "status", "checks", "new"])
+        stale: set[str] = set()
+        if change == "fact":
+            node["facts"].append({"text": f"f{step}", "session": step, "source": None})
+        elif change == "resurfaced":  # mostly grows at its end, by an int
+            extra = rng.choice([step, step, step, -step, True, 2**70 + step, float(step)])
+            node["resurfaced"] = sorted([*node["resurfaced"], extra])
+            stale.add("resurfaced")
+        elif change == "status":
+            node["status"] = rng.choice(["open", "dormant", "closed"])
+            stale.add("status")
+        elif change == "checks":
+            node["checks"].append({"n": step, "ok": rng.random() < 0.5})  # in place
+            stale.add("checks")
+        else:
+            node[f"extra{step}"] = step  # a field the node did not have
+            stale.add(f"extra{step}")
+        assert hasher.digest(node, stale) == node_hash(node), (step, change)

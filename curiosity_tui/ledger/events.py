@@ -118,9 +118,10 @@ class FoldState:
         self.last_session = 0
 
     def node(self, node_id: str | None, seq: int) -> dict[str, Any]:
-        if node_id is None or node_id not in self.nodes:
+        found = self.nodes.get(node_id)  # type: ignore[arg-type]  # None is never a key
+        if found is None:
             raise CorruptLedgerError(f"event seq {seq} refers to unknown node {node_id!r}", seq=seq)
-        return self.nodes[node_id]
+        return found
 
 
 Data = dict[str, Any]
@@ -552,6 +553,30 @@ def _endpoint_probed(
 
 
 COMMIT_MARKERS = frozenset({"session_committed", "batch_committed"})
+
+#: the node fields each kind's fold may change, on every node it touches (see
+#: ``replay.touched``); a kind not listed (``node_created``) may change any. Replay re-encodes
+#: only these at the next snapshot (decision 251); tests/test_replay_equivalence.py checks
+#: each fold against its entry.
+FOLD_FIELDS: dict[str, frozenset[str]] = {
+    "question_resurfaced": frozenset({"resurfaced", "voluntary"}),
+    "fact_attached": frozenset({"facts"}),
+    "return_condition_set": frozenset({"return_condition", "requirement_counter"}),
+    "return_condition_revised": frozenset({"return_condition", "requirement_counter"}),
+    "dependency_checked": frozenset({"return_condition", "checks"}),
+    "evidence_added": frozenset({"evidence"}),
+    "evidence_verified": frozenset({"evidence"}),
+    "candidate_preserved": frozenset({"preserved"}),
+    "node_answered": frozenset(),
+    "node_closed": frozenset({"status"}),
+    "closure_blocked": frozenset(),
+    "status_changed": frozenset({"status"}),
+    "nodes_merged": frozenset({"status", "merged_into"}),
+    "curator_priority_set": frozenset({"curator_priority"}),
+    "downgrade_proposed": frozenset({"downgrades"}),
+    "downgrade_decided": frozenset({"downgrades", "return_condition"}),
+    "decay_applied": frozenset({"status"}),
+}
 
 #: data model class -> kind name, derived from EVENT_KINDS (one source of truth).
 KIND_OF: dict[type[BaseModel], str] = {spec.schema: name for name, spec in EVENT_KINDS.items()}

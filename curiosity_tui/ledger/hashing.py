@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from curiosity_tui.ledger import journal as jr
+from curiosity_tui.ledger.fieldtext import ALL_FIELDS, FieldTexts, encode_items
 
 
 def node_hash(node: dict[str, Any]) -> str:
@@ -114,26 +115,31 @@ class HashIndex:
 
 class NodeEncoder:
     """Canonical JSON of nodes for a long in-place fold (replay): a node's facts are
-    append-only, so the encoded facts of each node are kept and only new ones encoded. The
-    output is byte-identical to ``journal.canonical(node)``."""
+    append-only, so the encoded facts of each node are kept and only new ones encoded, and
+    its other fields are re-encoded only when changed (``FieldTexts``). The output is
+    byte-identical to ``journal.canonical(node)``."""
 
     def __init__(self) -> None:
         self._facts: dict[str, tuple[list[Any], int, list[str]]] = {}
+        self._fields = FieldTexts()
 
-    def encode(self, node: dict[str, Any]) -> str:
-        enc = jr.canonical
+    def encode(self, node: dict[str, Any], stale: frozenset[str] | set[str] = ALL_FIELDS) -> str:
+        """The node's canonical text; ``stale``: the fields that may have changed since this
+        node was last encoded here (all, by default)."""
+        nid = node["id"]
+        around = self._fields.around_facts(nid, node, stale)
+        if around is None or type(node["facts"]) is not list:
+            return jr.canonical(node)
         facts = node["facts"]
-        hit = self._facts.get(node["id"])
+        hit = self._facts.get(nid)
         if hit is not None and hit[0] is facts and len(facts) >= hit[1]:
             parts = hit[2]
-            if len(facts) > hit[1]:  # one encode call for all new facts, brackets dropped
-                parts.append(enc(facts[hit[1] :])[1:-1])
+            if len(facts) > hit[1]:  # only the new facts, brackets dropped
+                parts.append(encode_items(facts[hit[1] :]))
         else:
-            parts = [enc(facts)[1:-1]] if facts else []
-        self._facts[node["id"]] = (facts, len(facts), parts)
-        # sorted keys: everything before "facts", the facts, everything after
-        before = enc({k: v for k, v in node.items() if k < "facts"})[1:-1]
-        after = enc({k: v for k, v in node.items() if k > "facts"})[1:-1]
+            parts = [encode_items(facts)] if facts else []
+        self._facts[nid] = (facts, len(facts), parts)
+        before, after = around
         fields = [f for f in (before, '"facts":[' + ",".join(parts) + "]", after) if f]
         return "{" + ",".join(fields) + "}"
 
@@ -142,53 +148,81 @@ class NodeHasher:
     """Node hashes for a long in-place fold (replay, snapshots checked but not kept): a
     node's facts are append-only, so a sha256 of its canonical text up to the end of its
     facts is kept per node and only new facts are fed to it; a hash is a copy of that state
-    plus the fields after ``facts``. Equal to ``node_hash(node)`` (decision 215)."""
+    plus the fields after ``facts``, whose texts ``FieldTexts`` keeps. Equal to
+    ``node_hash(node)`` (decisions 215, 251)."""
 
     def __init__(self) -> None:
         self._state: dict[str, tuple[list[Any], int, str, Any]] = {}
+        self._tails: dict[str, tuple[str, bytes]] = {}  # per node: its "after", the bytes
+        self._fields = FieldTexts()
 
-    def digest(self, node: dict[str, Any]) -> str:
-        enc = jr.canonical
+    def digest(self, node: dict[str, Any], stale: frozenset[str] | set[str] = ALL_FIELDS) -> str:
+        """The node's hash; ``stale``: the fields that may have changed since this node was
+        last hashed here (all, by default)."""
+        nid = node["id"]
         facts = node["facts"]
-        # one encode of the node with its facts emptied, cut at the top-level "facts" key (no
-        # field sorted before it holds a "facts" key, and in a string its quotes are escaped)
-        text = enc({**node, "facts": []})
-        cut = text.find('"facts":[]')
-        before, after = text[1 : max(cut - 1, 1)], text[cut + 10 : -1].lstrip(",")
-        hit = self._state.get(node["id"])
+        around = self._fields.around_facts(nid, node, stale)
+        if around is None or type(facts) is not list:
+            return hashlib.sha256(jr.canonical(node).encode("utf-8")).hexdigest()
+        before, after = around
+        hit = self._state.get(nid)
         if hit is not None and hit[0] is facts and len(facts) >= hit[1] and hit[2] == before:
             h = hit[3]
             if len(facts) > hit[1]:
                 sep = "," if hit[1] else ""
-                h.update((sep + enc(facts[hit[1] :])[1:-1]).encode("utf-8"))
+                h.update((sep + encode_items(facts[hit[1] :])).encode("utf-8"))
         else:
             head = "{" + (before + "," if before else "") + '"facts":['
-            h = hashlib.sha256((head + (enc(facts)[1:-1] if facts else "")).encode("utf-8"))
-        self._state[node["id"]] = (facts, len(facts), before, h)
+            h = hashlib.sha256((head + encode_items(facts)).encode("utf-8"))
+        self._state[nid] = (facts, len(facts), before, h)
+        tail = self._tails.get(nid)
+        if tail is None or tail[0] is not after:
+            tail = (after, ("]" + ("," + after if after else "") + "}").encode("utf-8"))
+            self._tails[nid] = tail
         out = h.copy()
-        out.update(("]" + ("," + after if after else "") + "}").encode("utf-8"))
+        out.update(tail[1])
         return out.hexdigest()
 
 
+#: which fields of which dirty node may have changed since its last snapshot (replay)
+Stale = dict[str, set[str]]
+
+
 def snapshot_hashes(
-    nodes: dict[str, dict[str, Any]], dirty: set[str], index: HashIndex, hasher: NodeHasher
+    nodes: dict[str, dict[str, Any]],
+    dirty: set[str],
+    index: HashIndex,
+    hasher: NodeHasher,
+    stale: Stale | None = None,
 ) -> None:
     """Hash the nodes changed since the last snapshot into ``index`` (no texts kept)."""
     for nid in sorted(dirty, key=_num):
-        index.set(nid, hasher.digest(nodes[nid]))
+        index.set(
+            nid,
+            hasher.digest(nodes[nid], stale.pop(nid, _NONE) if stale is not None else ALL_FIELDS),
+        )
 
 
 def snapshot_texts(
-    nodes: dict[str, dict[str, Any]], dirty: set[str], index: HashIndex, encoder: NodeEncoder
+    nodes: dict[str, dict[str, Any]],
+    dirty: set[str],
+    index: HashIndex,
+    encoder: NodeEncoder,
+    stale: Stale | None = None,
 ) -> dict[str, str]:
     """Hash the nodes changed since the last snapshot into ``index``; return their canonical
     JSON (parsed only if a caller needs the dicts)."""
     changed: dict[str, str] = {}
     for nid in sorted(dirty, key=_num):
-        text = encoder.encode(nodes[nid])
+        text = encoder.encode(
+            nodes[nid], stale.pop(nid, _NONE) if stale is not None else ALL_FIELDS
+        )
         index.set(nid, hashlib.sha256(text.encode("utf-8")).hexdigest())
         changed[nid] = text
     return changed
+
+
+_NONE: frozenset[str] = frozenset()
 
 
 def snapshot_delta(

@@ -3,22 +3,37 @@ is intact and that the fold reproduces the projection and every stored snapshot.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import json
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
 from curiosity_tui.errors import CorruptLedgerError, NotALedgerError
 from curiosity_tui.ledger import journal as jr
-from curiosity_tui.ledger.events import EVENT_KINDS, FoldState, fold_event, validate_data
+from curiosity_tui.ledger.events import (
+    EVENT_KINDS,
+    FOLD_FIELDS,
+    Folder,
+    FoldState,
+    fold_event,
+    validate_data,
+)
 from curiosity_tui.ledger.fastcheck import Checker, data_checker
+from curiosity_tui.ledger.fieldtext import ALL_FIELDS
 from curiosity_tui.ledger.hashing import (
     HashIndex,
     NodeEncoder,
     NodeHasher,
+    Stale,
+    node_hash,
+    snapshot_delta,
     snapshot_hashes,
     snapshot_texts,
 )
@@ -138,73 +153,153 @@ def replay(
     """Fold the committed journal from seq 1, streaming it (one batch in memory at a time).
     Each snapshot's state hash is checked by hashing only the nodes changed since the last
     one. Raises CorruptLedgerError naming the first bad seq. ``keep_snapshots`` keeps the
-    snapshot rows (for a rebuild or ``verify``); ``until_seq`` stops after that seq."""
+    snapshot rows (for a rebuild or ``verify``); ``until_seq`` stops after that seq.
+
+    Node texts are re-encoded only in the fields the events since a node's last snapshot may
+    change (decision 251); should a snapshot not match that way, the journal is folded again
+    re-encoding every changed node whole (the definitional way), which decides."""
+    with _gc_paused():
+        try:
+            return _replay(path, check_snapshots, keep_snapshots, until_seq, by_field=True)
+        except _FieldTextsMismatch:
+            return _replay(path, check_snapshots, keep_snapshots, until_seq, by_field=False)
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while folding: a fold allocates hundreds of thousands of
+    acyclic dicts and lists (reference counting frees them), and the collector's passes over
+    the growing state cost ~5% of a replay for nothing (decision 250)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+class _FieldTextsMismatch(Exception):
+    """A snapshot's state hash differs from a fold whose node texts were kept by field."""
+
+
+def _replay(
+    path: Path,
+    check_snapshots: bool,
+    keep_snapshots: bool,
+    until_seq: int | None,
+    *,
+    by_field: bool,
+) -> ReplayResult:
     jpath = path / JOURNAL_FILE
     stream = jr.JournalStream(jpath)
-    st = FoldState()
-    index = HashIndex()
-    encoder = NodeEncoder()
-    hasher = NodeHasher()
-    dirty: set[str] = set()
-    kept: list[bytes] = []
-    count = 0
+    snaps = _Snapshots(jpath, keep_snapshots, by_field)
+    st = snaps.state
+    nodes = st.nodes
+    dirty, stale = snaps.dirty, snaps.stale
+    plan = _PLAN
     events = 0
-    for ev in stream:
-        seq = ev["seq"]
-        if until_seq is not None and seq > until_seq:
-            break
-        events += 1
-        kind = ev["kind"]
-        node = ev["node"]
-        spec = EVENT_KINDS.get(kind)
-        if spec is None or seq == 1 or (spec.needs_node and node is None):
-            _fold_checked(jpath, st, ev)  # the careful path: names what is wrong
-        else:
+    limit = sys.maxsize if until_seq is None else until_seq
+    for batch in stream.batches():
+        for ev in batch:
+            seq = ev["seq"]
+            if seq > limit:
+                break
+            events += 1
+            kind = ev["kind"]
+            node = ev["node"]
             data = ev["data"]
-            fast = _CHECKERS.get(kind)
-            if fast is None or not fast(data):
-                _validate_once(spec.schema, ev, seq)
-            try:
-                spec.fold(st, seq, ev["session"], node, ev["actor"], data)
-            except CorruptLedgerError as err:
-                raise CorruptLedgerError(f"{jpath}: {err}", seq=seq) from None
-        if kind in _MULTI:
-            dirty.update(i for i in touched(kind, node, ev["data"]) if i in st.nodes)
-        elif node is not None and node in st.nodes:
-            dirty.add(node)
-        if kind == "snapshot_written" and check_snapshots:
-            if keep_snapshots:
-                changed = snapshot_texts(st.nodes, dirty, index, encoder)
+            check, schema, fold, needs_node, multi, fields = plan.get(kind, _UNKNOWN)
+            if fold is None or seq == 1 or (needs_node and node is None):
+                _fold_checked(jpath, st, ev)  # the careful path: names what is wrong
+                check, schema, fold, needs_node, multi, fields = plan[kind]
             else:
-                snapshot_hashes(st.nodes, dirty, index, hasher)
-            digest = index.digest()
-            if digest != ev["data"]["state_hash"]:
-                raise CorruptLedgerError(
-                    f"{jpath}: seq {seq}: snapshot state hash does not match the fold", seq=seq
-                )
-            count += 1
-            if keep_snapshots:
-                data = ev["data"]
-                kept.append(
-                    snapshot_line(ev["session"], seq, data["stage"], digest, len(st.nodes), changed)
-                )
-            dirty = set()
-    for nid in dirty:  # nodes changed after the last snapshot
-        index.set(nid, hasher.digest(st.nodes[nid]))
-    for nid in st.nodes.keys() - index.keys():  # snapshots not checked: hash the rest
-        index.set(nid, hashlib.sha256(jr.canonical(st.nodes[nid]).encode("utf-8")).hexdigest())
-    done = until_seq is None or until_seq >= stream.last_seq
-    return ReplayResult(
-        state=st,
-        events=events,
-        snapshot_lines=kept,
-        snapshots=count,
-        dirty_since_snapshot=dirty,
-        residue_lines=stream.residue_lines if done else 0,
-        last_hash=stream.last_hash if done else "",
-        committed_bytes=stream.committed_bytes if done else 0,
-        hashes=index,
-    )
+                if check is None or not check(data):
+                    _validate_once(schema, ev, seq)
+                try:
+                    fold(st, seq, ev["session"], node, ev["actor"], data)
+                except CorruptLedgerError as err:
+                    raise CorruptLedgerError(f"{jpath}: {err}", seq=seq) from None
+            if multi:  # a kind that changes nodes other than its own
+                for i in touched(kind, node, data):
+                    if i in nodes:
+                        dirty.add(i)
+                        _mark(stale, i, fields)
+            elif node is not None and node in nodes:
+                dirty.add(node)
+                if fields:
+                    _mark(stale, node, fields)
+            if kind == "snapshot_written" and check_snapshots:
+                snaps.check(ev, seq, data)
+                dirty, stale = snaps.dirty, snaps.stale
+        else:
+            continue
+        break
+    return snaps.result(stream, events, until_seq)
+
+
+def _mark(stale: Stale, nid: str, fields: frozenset[str]) -> None:
+    got = stale.get(nid)
+    if got is None:
+        stale[nid] = set(fields)
+    else:
+        got |= fields
+
+
+class _Snapshots:
+    """The node hashes of a fold and the check of each snapshot against them."""
+
+    def __init__(self, jpath: Path, keep: bool, by_field: bool) -> None:
+        self.jpath, self.keep, self.by_field = jpath, keep, by_field
+        self.state = FoldState()
+        self.index = HashIndex()
+        self.encoder = NodeEncoder()
+        self.hasher = NodeHasher()
+        self.dirty: set[str] = set()
+        self.stale: Stale = {}  # per dirty node, the fields its events may have changed
+        self.kept: list[bytes] = []
+        self.count = 0
+
+    def check(self, ev: dict[str, Any], seq: int, data: dict[str, Any]) -> None:
+        nodes, dirty, index = self.state.nodes, self.dirty, self.index
+        if not self.by_field:  # each changed node encoded whole, as a batch's snapshot does
+            changed = snapshot_delta(nodes, dirty, index)
+        elif self.keep:
+            changed = snapshot_texts(nodes, dirty, index, self.encoder, self.stale)
+        else:
+            snapshot_hashes(nodes, dirty, index, self.hasher, self.stale)
+        digest = index.digest()
+        if digest != data["state_hash"]:
+            if self.by_field:
+                raise _FieldTextsMismatch
+            raise CorruptLedgerError(
+                f"{self.jpath}: seq {seq}: snapshot state hash does not match the fold", seq=seq
+            )
+        self.count += 1
+        if self.keep:
+            self.kept.append(
+                snapshot_line(ev["session"], seq, data["stage"], digest, len(nodes), changed)
+            )
+        self.dirty, self.stale = set(), {}
+
+    def result(self, stream: jr.JournalStream, events: int, until_seq: int | None) -> ReplayResult:
+        st, index = self.state, self.index
+        for nid in self.dirty:  # nodes changed after the last snapshot: hashed whole
+            index.set(nid, node_hash(st.nodes[nid]))
+        for nid in st.nodes.keys() - index.keys():  # snapshots not checked: hash the rest
+            index.set(nid, node_hash(st.nodes[nid]))
+        done = until_seq is None or until_seq >= stream.last_seq
+        return ReplayResult(
+            state=st,
+            events=events,
+            snapshot_lines=self.kept,
+            snapshots=self.count,
+            dirty_since_snapshot=self.dirty,
+            residue_lines=stream.residue_lines if done else 0,
+            last_hash=stream.last_hash if done else "",
+            committed_bytes=stream.committed_bytes if done else 0,
+            hashes=index,
+        )
 
 
 def _validate_once(schema: type[BaseModel], ev: dict[str, Any], seq: int) -> None:
@@ -226,6 +321,24 @@ _CHECKERS: dict[str, Checker] = {
 
 #: kinds that change nodes other than their own (see ``touched``)
 _MULTI = frozenset({"nodes_merged", "decay_applied"})
+
+#: per kind, what the fast loop needs, looked up once an event (decision 250):
+#: (pre-check or None, data model, fold, needs a node, changes other nodes, the node fields
+#: it may change besides facts, which are hashed incrementally)
+_Step = tuple[Checker | None, type[BaseModel], Folder, bool, bool, frozenset[str]]
+_PLAN: dict[str, _Step] = {
+    name: (
+        _CHECKERS.get(name),
+        spec.schema,
+        spec.fold,
+        spec.needs_node,
+        name in _MULTI,
+        FOLD_FIELDS.get(name, ALL_FIELDS) - {"facts"},
+    )
+    for name, spec in EVENT_KINDS.items()
+}
+#: what ``_PLAN`` gives a kind it does not know: a None fold sends it to the careful path
+_UNKNOWN = cast(_Step, (None, None, None, False, False, frozenset()))
 
 
 def _fold_checked(jpath: Path, st: FoldState, ev: dict[str, Any]) -> None:
