@@ -168,3 +168,27 @@ def test_random_replies_from_the_full_schema_pass_the_validators(name: str) -> N
         value = random_instance(schema, random.Random(seed))
         reply = spec.model.model_validate_json(json.dumps(value))
         spec.check(reply)
+
+
+def test_a_compulsory_open_layer_of_blank_questions_is_refused() -> None:
+    """Gemma 3 270M answered a compulsory open layer with three questions of text "": the
+    schema took them, the apply step dropped them, and the run had nothing open for session 2.
+    The question text now has a least length, in the full schema (grammar) and, for a
+    compulsory open layer, in the validator (blanks do not count)."""
+    spec = SPECS["deliverable-pilot-01-preserve"]
+    schema = spec.json_schema("full")
+    living = _at(schema, "open_layer", "living_questions")["items"]
+    assert living["properties"]["text"]["minLength"] >= 8
+    new = _at(schema, "new_questions")["items"]
+    assert new["properties"]["text"]["minLength"] >= 8
+    assert "minLength" not in json.dumps(spec.json_schema("strict"))
+    data = spec.model.model_validate(random_instance(schema, random.Random(3))).model_dump()
+    for text, problem in (("", "blank"), ("   \n        ", "blank"), ("why?", "at least 8")):
+        data["open_layer"]["living_questions"] = [{"text": text, "parent": "q1"}]
+        with pytest.raises(ValueError, match=f"living_questions.0..text: {problem}"):
+            spec.check(spec.model.model_validate(data))
+    data["open_layer"]["living_questions"] = [{"text": "Who printed them?", "parent": "q1"}]
+    spec.check(spec.model.model_validate(data))
+    optional = SPECS["deliverable-pilot-02-answer"]  # an optional layer may stay empty
+    data["open_layer"]["living_questions"] = []
+    optional.check(optional.model.model_validate(data))

@@ -69,11 +69,14 @@ def test_random_schema_following_replies_are_always_accepted(tmp_path: Path, con
     # every id the schema allows names something that exists and can take the action; what is
     # left are state rules an enum cannot carry: close is not an action on the focus, and an
     # action after a close of the same node in the same reply finds it closed; a weaken needs
-    # its new text, a waive none; grounds count words
+    # its new text, a waive none; grounds count words. And the session budget: with question
+    # texts of a least length every random living question becomes a node, the trees grow, and
+    # a session may run out of tokens for its checks (a budget rule, not a schema mismatch)
     allowed = (
         "closure of the focus follows",
         " is closed",
         "weaken proposal needs",
         "at least a sentence",
+        "check(s) not run this session",
     )
     assert [r for r in rejected if not any(a in r for a in allowed)] == []

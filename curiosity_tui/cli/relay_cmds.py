@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from curiosity_tui.errors import InputError
+from curiosity_tui.protocol.context import resume_advice
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -151,7 +152,7 @@ def _outcome(path: Path, result: Any) -> int:
     if result.failed:
         t, reason = result.failed[0]
         print(
-            f"stopped at session {t}: {reason}; run the same command again to resume",
+            f"stopped at session {t}: {reason}; {resume_advice(reason)}",
             file=sys.stderr,
         )
         return 1

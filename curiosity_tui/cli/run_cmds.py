@@ -14,6 +14,7 @@ from typing import Any
 
 from curiosity_tui.cli.contract_cmds import CONTRACT_HELP, contract_option
 from curiosity_tui.errors import InputError
+from curiosity_tui.protocol.context import resume_advice
 
 SEED = "Did the printing press cause the Reformation?"
 
@@ -322,9 +323,10 @@ def host_run(req: Any, curator: str) -> int:
     if res is None or res.failed or res.sessions_done < req.sessions:
         with Ledger.open(path) as led:
             done = led.last_session
+        reason = res.failed[0][1] if res is not None and res.failed else None
         print(
             f"{path}: stopped with {done} of {req.sessions} session(s) committed; "
-            "run the same command again to resume"
+            f"{resume_advice(reason)}"
         )
         return 1
     print(f"{path}: {res.sessions_done} session(s) committed")
@@ -373,7 +375,7 @@ def _run(args: argparse.Namespace) -> int:
     if result.failed:
         t, reason = result.failed[0]
         print(
-            f"stopped at session {t}: {reason}; run the same command again to resume",
+            f"stopped at session {t}: {reason}; {resume_advice(reason)}",
             file=sys.stderr,
         )
         return 1

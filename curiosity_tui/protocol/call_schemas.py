@@ -73,7 +73,9 @@ class Rule:
         if isinstance(value, str):
             if self.one_of is not None and value not in self.one_of:
                 yield f"{where}: {value!r} is not one of {list(self.one_of)}"
-            if self.min_length is not None and len(value) < self.min_length:
+            if self.min_length is not None and not value.strip():
+                yield f"{where}: blank; write the text"
+            elif self.min_length is not None and len(value) < self.min_length:
                 yield f"{where}: at least {self.min_length} characters (got {len(value)})"
             if self.max_length is not None and len(value) > self.max_length:
                 yield f"{where}: at most {self.max_length} characters (got {len(value)})"

@@ -34,6 +34,9 @@ from curiosity_tui.protocol.schemas import (
 TEXT = 200  # a question, a note, a fact, a framing, a reason
 LONG = 400  # a node status, evidence, a passage
 ANSWER = 1000  # the delivered answer
+#: a question's least length: an empty or blank question is no question (the validator counts
+#: characters after stripping; the full dialect's grammar gets it as minLength)
+MIN_QUESTION = 8
 
 
 def live_ids(nodes: Mapping[str, Mapping[str, Any]]) -> list[str]:
@@ -87,8 +90,16 @@ def checker_spec(requirement_id: str, source_ids: Sequence[str]) -> CallSpec:
     )
 
 
+def _question_text(path: str, *, enforced: bool = False) -> Rule:
+    return Rule(path, min_length=MIN_QUESTION, max_length=TEXT, enforced=enforced)
+
+
 def _question_rules(prefix: str, parents: Sequence[str], n: int) -> tuple[Rule, ...]:
-    return (_size(prefix, n), _ids(f"{prefix}[].parent", parents), *_texts(f"{prefix}[].text"))
+    return (
+        _size(prefix, n),
+        _ids(f"{prefix}[].parent", parents),
+        _question_text(f"{prefix}[].text"),
+    )
 
 
 def _fact_rules(
@@ -127,7 +138,8 @@ def deliverable_spec(
             "open_layer.living_questions", min_items=open_layer_min, max_items=MAX_LIVING_QUESTIONS
         ),
         _ids("open_layer.living_questions[].parent", [focus_id]),
-        *_texts("open_layer.living_questions[].text"),
+        # a compulsory open layer of blank questions would leave nothing open (seen on Gemma)
+        _question_text("open_layer.living_questions[].text", enforced=open_layer_min > 0),
         *_texts("open_layer.node_status", limit=LONG),
         _size("open_layer.return_condition.required_facts", 3),
         _size("open_layer.return_condition.required_actions", 3),

@@ -49,7 +49,12 @@ from curiosity_tui.protocol.call_specs import (
     judge_before_spec,
     live_ids,
 )
-from curiosity_tui.protocol.context import SessionContext, SessionFailure, prompt_estimate
+from curiosity_tui.protocol.context import (
+    NO_OPEN_QUESTION,
+    SessionContext,
+    SessionFailure,
+    prompt_estimate,
+)
 from curiosity_tui.protocol.schemas import (
     CheckerResponse,
     CheckResult,
@@ -124,7 +129,7 @@ def focus_step(ctx: SessionContext, previous_focus: str | None) -> Focus:
         no_reselect=st.no_reselect,
     )
     if focus is None:
-        raise SessionFailure(ctx.t, "no open question to focus on", ctx.record)
+        raise SessionFailure(ctx.t, NO_OPEN_QUESTION, ctx.record)
     ctx.record.focus = focus
     node = nodes[focus]
     return Focus(focus, node, node["text"], focus_facts(node), rendering)

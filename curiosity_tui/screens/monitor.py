@@ -250,7 +250,10 @@ class RunMonitorScreen(AppScreen):
             return
         if res.failed:
             t, reason = res.failed[0]
-            msg = f"Stopped at session {t}: {reason}. Run the same command again to resume."
+            from curiosity_tui.protocol.context import resume_advice
+
+            advice = resume_advice(reason)
+            msg = f"Stopped at session {t}: {reason}. {advice[0].upper()}{advice[1:]}."
             self.app.call_from_thread(self._finished, msg, True)
         else:
             self.app.call_from_thread(
