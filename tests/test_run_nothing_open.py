@@ -10,7 +10,7 @@ from typing import Any
 from curiosity_tui.cli import main as cli
 from curiosity_tui.ledger import Ledger, RunMeta
 from curiosity_tui.ledger.event_data import NodeClosed
-from curiosity_tui.protocol.context import NO_OPEN_QUESTION, resume_advice
+from curiosity_tui.protocol.stop_advice import NO_OPEN_QUESTION, resume_advice
 
 
 def test_a_run_with_nothing_open_says_so(tmp_path: Path, capsys: Any) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from curiosity_tui.errors import InputError
-from curiosity_tui.protocol.context import resume_advice
+from curiosity_tui.protocol.stop_advice import resume_advice
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from curiosity_tui.cli.contract_cmds import CONTRACT_HELP, contract_option
 from curiosity_tui.errors import InputError
-from curiosity_tui.protocol.context import resume_advice
+from curiosity_tui.protocol.stop_advice import resume_advice
 
 SEED = "Did the printing press cause the Reformation?"
 

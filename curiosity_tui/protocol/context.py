@@ -19,21 +19,6 @@ from curiosity_tui.protocol.configs import Configuration, get_configuration
 T = TypeVar("T")
 
 
-#: why a session of a store-based arm cannot start: nothing is open to focus on
-NO_OPEN_QUESTION = "no open question to focus on"
-
-
-def resume_advice(reason: str | None) -> str:
-    """What to tell a person whose run stopped for ``reason``: run again to resume, unless
-    nothing is open (running again would only record the same failure)."""
-    if reason == NO_OPEN_QUESTION:
-        return (
-            "nothing is left open (every question is closed, archived or merged), so running "
-            "again will not continue it"
-        )
-    return "run the same command again to resume"
-
-
 class SessionFailure(CuriosityError):
     """A session could not complete; nothing of it was applied."""
 

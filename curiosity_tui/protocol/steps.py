@@ -49,12 +49,7 @@ from curiosity_tui.protocol.call_specs import (
     judge_before_spec,
     live_ids,
 )
-from curiosity_tui.protocol.context import (
-    NO_OPEN_QUESTION,
-    SessionContext,
-    SessionFailure,
-    prompt_estimate,
-)
+from curiosity_tui.protocol.context import SessionContext, SessionFailure, prompt_estimate
 from curiosity_tui.protocol.schemas import (
     CheckerResponse,
     CheckResult,
@@ -62,6 +57,7 @@ from curiosity_tui.protocol.schemas import (
     JudgeAfterResponse,
     JudgeBeforeResponse,
 )
+from curiosity_tui.protocol.stop_advice import NO_OPEN_QUESTION
 from curiosity_tui.protocol.tension import Decision, decide, delta, disagreement, tension
 
 

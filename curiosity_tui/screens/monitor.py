@@ -250,7 +250,7 @@ class RunMonitorScreen(AppScreen):
             return
         if res.failed:
             t, reason = res.failed[0]
-            from curiosity_tui.protocol.context import resume_advice
+            from curiosity_tui.protocol.stop_advice import resume_advice
 
             advice = resume_advice(reason)
             msg = f"Stopped at session {t}: {reason}. {advice[0].upper()}{advice[1:]}."
