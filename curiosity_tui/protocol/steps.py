@@ -138,19 +138,7 @@ async def candidates_step(ctx: SessionContext, focus: Focus, plan: CheckPlan) ->
     """Three candidates ∥ judge-before ∥ the planned checker calls, all at once."""
     st = ctx.settings
     cand_msgs = prompts.candidate_messages(focus.question, focus.facts)
-    cand_calls = [
-        ctx.call(
-            ctx.client.complete(
-                kind="candidate",
-                session=ctx.t,
-                messages=cand_msgs,
-                max_tokens=st.fit(st.candidate_cap, cand_msgs),
-                internal=True,
-            ),
-            key=f"candidate-{i}",
-        )
-        for i in (1, 2, 3)
-    ]
+    cand_calls = [_candidate_call(ctx, cand_msgs, i) for i in (1, 2, 3)]
     jb_call = ctx.ask(
         judge_before_spec(),
         kind="judge-before",
@@ -165,6 +153,23 @@ async def candidates_step(ctx: SessionContext, focus: Focus, plan: CheckPlan) ->
     assert isinstance(before, JudgeBeforeResponse)
     checks = [c for c in results[4:] if isinstance(c, CheckerResponse)]
     return FirstRound([str(c) for c in results[:3]], before, checks)
+
+
+async def _candidate_call(ctx: SessionContext, messages: list[dict[str, str]], i: int) -> str:
+    """One candidate. The client's coroutine is made here, inside the task gather gives this
+    one: a run cancelled before that task starts then leaves no coroutine never awaited."""
+    st = ctx.settings
+    text: str = await ctx.call(
+        ctx.client.complete(
+            kind="candidate",
+            session=ctx.t,
+            messages=messages,
+            max_tokens=st.fit(st.candidate_cap, messages),
+            internal=True,
+        ),
+        key=f"candidate-{i}",
+    )
+    return text
 
 
 def _checker_call(ctx: SessionContext, focus: Focus, plan: CheckPlan, r: dict[str, Any]) -> Any:
