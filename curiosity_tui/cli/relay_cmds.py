@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from curiosity_tui.errors import InputError
-from curiosity_tui.protocol.stop_advice import resume_advice
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -120,7 +119,9 @@ def run_relayed(args: argparse.Namespace) -> int:
     if [t for t in plan.humans(args.sessions) if t > last] or meta.curator == "human":
         return relay_in_app(args, plan)
     result = asyncio.run(_relay_here(args, plan))
-    return _outcome(args.ledger, result)
+    from curiosity_tui.cli.run_cmds import report_outcome
+
+    return report_outcome(args.ledger, result)
 
 
 async def _relay_here(args: argparse.Namespace, plan: Any) -> Any:
@@ -144,20 +145,6 @@ async def _relay_here(args: argparse.Namespace, plan: Any) -> Any:
                 )
 
         return await _close_all(clients, work())
-
-
-def _outcome(path: Path, result: Any) -> int:
-    import sys
-
-    if result.failed:
-        t, reason = result.failed[0]
-        print(
-            f"stopped at session {t}: {reason}; {resume_advice(reason)}",
-            file=sys.stderr,
-        )
-        return 1
-    print(f"{path}: {result.sessions_done} session(s) committed")
-    return 0
 
 
 def relay_in_app(args: argparse.Namespace, plan: Any) -> int:

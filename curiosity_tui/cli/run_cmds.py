@@ -372,6 +372,11 @@ def _run(args: argparse.Namespace) -> int:
             )
 
         result = asyncio.run(_closing(client, work()))
+    return report_outcome(args.ledger, result)
+
+
+def report_outcome(path: Path, result: Any) -> int:
+    """The last line of a run (``run``, ``run --relay``) and its exit code."""
     if result.failed:
         t, reason = result.failed[0]
         print(
@@ -379,7 +384,7 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    print(f"{args.ledger}: {result.sessions_done} session(s) committed")
+    print(f"{path}: {result.sessions_done} session(s) committed")
     return 0
 
 
