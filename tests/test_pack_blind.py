@@ -232,7 +232,7 @@ def test_pack_build_prints_the_check_and_strict_refuses(
         "curiosity_tui.packs.build.collect_ledgers", lambda ps: sorted(leaky.iterdir())
     )
     strict = ["pack", "build", str(leaky), "--out", str(tmp_path / "s"), "--strict",
-              "--leak-permutations", "49"]  # fmt: skip
+              "--seed", "1", "--leak-permutations", "49"]  # fmt: skip
     assert main(strict) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "refused under --strict and removed" in err
