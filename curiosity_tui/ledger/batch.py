@@ -28,7 +28,7 @@ from curiosity_tui.ledger.events import (
 )
 from curiosity_tui.ledger.hashing import HashIndex, snapshot_delta
 from curiosity_tui.ledger.models import SessionRecord
-from curiosity_tui.ledger.node_text import NodeTexts
+from curiosity_tui.ledger.node_text import GROWING, NodeTexts
 from curiosity_tui.ledger.replay import touched
 
 
@@ -64,17 +64,12 @@ def _copy_node(node: dict[str, Any]) -> dict[str, Any]:
     items of the append-only lists (facts, checks, preserved) are never changed once appended,
     so those lists are copied and their items shared: a node's history is not copied again."""
     out = {
-        k: v if type(v) in _SCALARS else _copy_json(v)
-        for k, v in node.items()
-        if k not in _APPEND_ONLY
+        k: v if type(v) in _SCALARS else _copy_json(v) for k, v in node.items() if k not in GROWING
     }
-    for k in _APPEND_ONLY:
+    for k in GROWING:
         if k in node:
             out[k] = list(node[k])
     return out
-
-
-_APPEND_ONLY = ("facts", "checks", "preserved")
 
 
 def _copy_json(x: Any) -> Any:

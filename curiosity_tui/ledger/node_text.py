@@ -21,7 +21,7 @@ from typing import Any
 
 from curiosity_tui.ledger import journal as jr
 
-#: the node lists whose items never change once appended (cf. batch._APPEND_ONLY)
+#: the node lists whose items never change once appended (copy-on-write shares them too)
 GROWING = ("checks", "facts", "preserved")  # sorted, as canonical JSON orders keys
 #: lists shorter than this are encoded whole and not kept (memory goes to the big nodes)
 MIN_KEPT = 8
@@ -70,7 +70,3 @@ class NodeTexts:
             text = jr.canonical(items)
         self._lists[(nid, key)] = (list(items), text)
         return text
-
-    def forget(self) -> None:
-        """Drop every entry (a ledger rebuilt from its journal has new objects anyway)."""
-        self._lists.clear()
