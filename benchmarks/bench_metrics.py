@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from curiosity_tui.analysis import similarity
+from curiosity_tui.analysis import attraction, similarity
 from curiosity_tui.analysis.aggregate import _cached_index, boot_centres
 from curiosity_tui.analysis.prereg import parse_plan
 from curiosity_tui.analysis.registry import default_registry
@@ -102,6 +102,7 @@ def question_runs(rng: np.random.Generator, total: int = 10_000) -> list[RunData
 
 def timed(label: str, fn) -> float:  # type: ignore[no-untyped-def]
     boot_centres.cache_clear()  # every block pays for its own work
+    attraction._default_groups.cache_clear()
     _cached_index.cache_clear()
     t0, c0 = time.perf_counter(), time.process_time()
     fn()

@@ -198,3 +198,39 @@ def test_the_cli_names_the_stretch_and_its_representative(
     assert main(["attraction", str(ledger), "--plan", str(plan)]) == 0
     out = capsys.readouterr().out
     assert "margin 0.99" in out and " none (" in out
+
+
+def test_the_default_embedders_regions_are_computed_once_per_run_and_equal_uncached(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Both attraction metrics of a run cluster the same questions: the default embedder's
+    regions are cached by content, and equal the uncached clustering on varied texts."""
+    import curiosity_tui.analysis.attraction as at
+
+    rng = np.random.default_rng(3)
+    words = ["drift", "model", "ledger", "question", "closure", "evidence", "source", "why"]
+    for trial in range(20):
+        n = int(rng.integers(1, 40))
+        ids = [f"q{i + 1}" for i in range(n)]
+        texts = [" ".join(rng.choice(words, size=int(rng.integers(2, 7)))) + "?" for _ in ids]
+        threshold = float(rng.choice([0.2, 0.4, 0.7]))
+        cached = leader_regions(ids, texts, at.DEFAULT_EMBEDDER, threshold)
+        at._default_groups.cache_clear()
+        plain = at._leader_groups(ids, texts, at.DEFAULT_EMBEDDER, threshold)
+        expect = [(ids[i], texts[i], [ids[j] for j in m]) for i, m in plain]
+        assert [(r.leader, r.representative, r.members) for r in cached] == expect, trial
+        assert [r.index for r in cached] == list(range(len(cached)))
+        cached[0].members.append("mutated")  # a caller's copy: the cache is not touched
+        again = leader_regions(ids, texts, at.DEFAULT_EMBEDDER, threshold)
+        assert [r.members for r in again] == [e[2] for e in expect]
+
+    calls: list[int] = []
+    real_embed = at.DEFAULT_EMBEDDER.embed
+    monkeypatch.setattr(
+        at.DEFAULT_EMBEDDER, "embed", lambda texts: calls.append(len(texts)) or real_embed(texts)
+    )
+    at._default_groups.cache_clear()
+    reg = default_registry()
+    reg.get("attraction_sustained_sessions")(sustained_run())
+    reg.get("attraction_excess_share")(sustained_run())
+    assert calls == [7]  # one clustering of the run's 7 questions for both metrics

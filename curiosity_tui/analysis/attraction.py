@@ -29,6 +29,7 @@ entries use :data:`DEFAULT_PARAMS`, and :func:`with_attraction_params` rebinds t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Literal
 
 import numpy as np
@@ -110,23 +111,41 @@ def leader_regions(
     """Leader clustering in the given order (see the module's docstring)."""
     if not ids:
         return []
+    if embedder is DEFAULT_EMBEDDER:  # both attraction metrics of a run ask for the same
+        groups = _default_groups(tuple(ids), tuple(texts), threshold)
+    else:
+        groups = _leader_groups(ids, texts, embedder, threshold)
+    return [
+        Region(index=k, leader=ids[i], representative=texts[i], members=[ids[j] for j in m])
+        for k, (i, m) in enumerate(groups)
+    ]
+
+
+Groups = tuple[tuple[int, tuple[int, ...]], ...]  # (leader position, member positions)
+
+
+@lru_cache(maxsize=1024)
+def _default_groups(ids: tuple[str, ...], texts: tuple[str, ...], threshold: float) -> Groups:
+    return _leader_groups(ids, texts, DEFAULT_EMBEDDER, threshold)
+
+
+def _leader_groups(
+    ids: Sequence[str], texts: Sequence[str], embedder: Embedder, threshold: float
+) -> Groups:
     vecs = np.asarray(embedder.embed(list(texts)), dtype=np.float64)
     leaders: list[int] = []
-    members: list[list[str]] = []
+    members: list[list[int]] = []
     with one_blas_thread():
-        for i, nid in enumerate(ids):
+        for i in range(len(ids)):
             if leaders:
                 sims = vecs[leaders] @ vecs[i]
                 best = int(np.argmax(sims))  # argmax: the first of equal maxima
                 if float(sims[best]) >= threshold - 1e-12:
-                    members[best].append(nid)
+                    members[best].append(i)
                     continue
             leaders.append(i)
-            members.append([nid])
-    return [
-        Region(index=k, leader=ids[i], representative=texts[i], members=m)
-        for k, (i, m) in enumerate(zip(leaders, members, strict=True))
-    ]
+            members.append([i])
+    return tuple((i, tuple(m)) for i, m in zip(leaders, members, strict=True))
 
 
 def session_work(run: RunData) -> dict[int, list[str]]:
