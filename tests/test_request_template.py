@@ -51,7 +51,7 @@ HEADER_SETS: list[dict[str, Any]] = [
     {"OpenAI-Organization": Omit()},
     {"X-Curiosity-Call": NotGiven()},
 ]
-VALUES = ["first", "second-and-longer", "3", " padded ", "a,b;c=d"]
+VALUES = ["first", "second-and-longer", "3", " padded ", "a,b;c=d", "x\r\nInjected: 1"]
 TIMEOUTS: list[Any] = [5.0, 600, 0.25, None, NotGiven(), httpx2.Timeout(3.0, connect=1.0)]
 
 
@@ -262,7 +262,7 @@ def _option_state(options: Any) -> tuple[Any, ...]:
 
     return (
         type(options),
-        {k: plain(v) for k, v in vars(options).items()},
+        [(k, plain(v)) for k, v in vars(options).items()],
         options.model_fields_set,
         options.__pydantic_extra__,
         options.__pydantic_private__,

@@ -244,12 +244,14 @@ def _self_check(builder: RequestBuilder, options_type: Any) -> bool:
 
 
 class OptionsTemplate:
-    """``FinalRequestOptions`` of a JSON ``post`` as ``oa.post`` constructs them, without
-    pydantic's per-call deep copies of the defaults: openai's own ``construct`` is given every
-    field, the defaults learned from one construction (immutable values, and dicts of them,
-    which ``construct`` copies), and the fields set it would record."""
+    """``FinalRequestOptions`` of a JSON ``post`` as ``oa.post`` constructs them, without the
+    per-call deep copies of pydantic's defaults: what ``FinalRequestOptions.construct`` does
+    (top-level copies of the mappings it is given, then pydantic's ``model_construct``) with
+    every field given, the defaults learned from one construction (immutable values, and
+    dicts of them, copied for each call), and the fields set it records. A sample is built
+    both ways first; if they differ, the template is not made (``TypeError``)."""
 
-    def __init__(self, options_type: Any, not_given: Any) -> None:
+    def __init__(self, options_type: Any, not_given: Any, model_construct: Any) -> None:
         given: dict[str, Any] = {
             "method": "post",
             "url": "/",
@@ -262,38 +264,56 @@ class OptionsTemplate:
         sample = options_type.construct(**given)
         self._type = options_type
         self._not_given = not_given
+        self._model_construct = model_construct
         self._fields_set = frozenset(sample.model_fields_set)
         if self._fields_set != set(given):
             raise TypeError("FinalRequestOptions sets other fields than it was given")
         self._defaults = {k: v for k, v in vars(sample).items() if k not in self._fields_set}
         for value in self._defaults.values():
-            # construct copies a dict it is given (strip_not_given): each call gets its own
             plain = type(value) is dict and all(_scalar(v, None) for v in value.values())
             if not (plain or _scalar(value, not_given)):
                 raise TypeError(f"a default of FinalRequestOptions is {type(value).__name__}")
+        body, headers = {"model": "m", "n": [1]}, {"X-A": "1"}
+        built = self.options("/p", body, headers, 2.0)
+        want = options_type.construct(
+            method="post",
+            url="/p",
+            json_data=body,
+            content=None,
+            files=None,
+            headers=headers,
+            timeout=2.0,
+        )
+        if options_state(built, not_given) != options_state(want, not_given):
+            raise TypeError("FinalRequestOptions.construct is not what this expects")
 
     def options(
         self, path: str, body: dict[str, Any], headers: dict[str, str], timeout: Any
     ) -> Any:
         """What ``oa.post(path, cast_to=…, body=body, options={"headers": headers,
-        "timeout": timeout})`` passes to ``oa.request``; None when a value is ``NotGiven``
-        (``construct`` would drop it: the caller then takes ``oa.post``)."""
+        "timeout": timeout})`` passes to ``oa.request``; None when a value of ``body`` or
+        ``headers`` is ``NotGiven`` (``construct`` drops it: the caller takes ``oa.post``)."""
         not_given = self._not_given
         if any(isinstance(v, not_given) for v in body.values()) or any(
             isinstance(v, not_given) for v in headers.values()
         ):
             return None
-        return self._type.construct(
-            set(self._fields_set),
-            method="post",
-            url=path,
-            json_data=body,
-            content=None,
-            files=None,
-            headers=headers,
-            timeout=timeout,
-            **self._defaults,
-        )
+        values = {k: dict(v) if type(v) is dict else v for k, v in self._defaults.items()}
+        values.update(method="post", url=path, json_data=dict(body), content=None, files=None)
+        values.update(headers=dict(headers), timeout=timeout)
+        return self._model_construct(self._type, set(self._fields_set), **values)
+
+
+def options_state(options: Any, not_given: Any) -> tuple[Any, ...]:
+    """What a ``FinalRequestOptions`` is made of (``NotGiven`` values by type)."""
+    values = {k: ("NotGiven",) if isinstance(v, not_given) else v for k, v in vars(options).items()}
+    return (
+        type(options),
+        list(values.items()),
+        options.model_fields_set,
+        options.__pydantic_extra__,
+        options.__pydantic_private__,
+    )
 
 
 def _scalar(value: Any, not_given: type | None) -> bool:
@@ -309,8 +329,10 @@ def _options_template() -> OptionsTemplate | None:
         try:
             from openai._models import FinalRequestOptions
             from openai._types import NotGiven
+            from pydantic import BaseModel
 
-            _OPTIONS.append(OptionsTemplate(FinalRequestOptions, NotGiven))
+            construct = BaseModel.model_construct.__func__  # type: ignore[attr-defined]
+            _OPTIONS.append(OptionsTemplate(FinalRequestOptions, NotGiven, construct))
         except (ImportError, TypeError, AttributeError):
             _OPTIONS.append(None)
     return _OPTIONS[0]
