@@ -254,8 +254,10 @@ def _post_chat(
 ) -> Any:
     """``oa.chat.completions.create`` without its typed-params transform: the same wire
     request (``kwargs``: the token limit and ``extra_body``), about 1 ms less CPU a call, which
-    a pilot pays thousands of times (issue 14.5). Errors are openai's, as before. The reply
-    comes back as parsed JSON (``cast_to=object``), read by ``wire.reply_fields_of_json``."""
+    a pilot pays thousands of times (issue 14.5). Errors are openai's, as before. It is
+    ``oa.post`` (``request_template.post_json``: its options built cheaply, the request from
+    its shape's template). The reply comes back as parsed JSON (``cast_to=object``), read by
+    ``wire.reply_fields_of_json``."""
     extra = dict(kwargs)
     body = {"model": model, "messages": messages, **extra.pop("extra_body", {}), **extra}
     return request_template.post_json(oa, "/chat/completions", body, headers, timeout)
