@@ -326,3 +326,34 @@ async def test_post_json_takes_post_when_post_is_not_openais() -> None:
         )
     ]
     await oa.close()
+
+
+async def test_a_models_calls_take_both_templates(monkeypatch: pytest.MonkeyPatch) -> None:
+    from curiosity_tui.protocol.client import ModelClient
+    from curiosity_tui.protocol.demo import DemoResponder
+    from curiosity_tui.protocol.scripted_server import ScriptedServer
+
+    with ScriptedServer(responder=DemoResponder()) as srv:
+        client = ModelClient(base_url=srv.base_url, api_key="sk-test", model="scripted")
+        try:
+            await client.complete(
+                kind="answer", session=1, messages=MESSAGES, max_tokens=50, internal=True
+            )
+            oa = client._client()
+            assert isinstance(oa._build_request, rt.RequestBuilder)
+            counting = _Counting(oa._build_request._original)
+            oa._build_request._original = counting
+
+            def no_construct(*a: Any, **kw: Any) -> Any:
+                raise AssertionError("oa.post's construct was called")
+
+            monkeypatch.setattr(FinalRequestOptions, "construct", no_construct)
+            for session in range(2, 6):
+                text, record = await client.complete(
+                    kind="answer", session=session, messages=MESSAGES, max_tokens=50, internal=True
+                )
+                assert text and record.error is None
+        finally:
+            await client.aclose()
+    assert counting.calls == 0  # every request from the template learned by the first
+    assert len(srv.requests) == 5

@@ -357,6 +357,7 @@ def post_json(
 
 
 def _plain_post(oa: Any) -> bool:
-    from openai._base_client import AsyncAPIClient
+    """Whether ``oa.post`` is openai's own (it constructs the options and calls ``request``)."""
+    import openai._base_client as base  # imported with openai: a dict lookup
 
-    return getattr(type(oa), "post", None) is AsyncAPIClient.post
+    return getattr(type(oa), "post", None) is base.AsyncAPIClient.post
