@@ -18,6 +18,10 @@ other request (another method, files, a query, a header whose value changes othe
 non-ASCII header text, debug logging on) goes through ``openai``'s builder. Before it is
 attached, a sample request is built both ways and compared; if they differ (another
 ``openai`` or ``httpx`` layout), nothing is attached.
+
+:func:`post_json` is ``oa.post`` for a JSON body with its ``FinalRequestOptions`` made without
+pydantic's per-call deep copies of their defaults (:class:`OptionsTemplate`), while ``post`` is
+``openai``'s own. Decision 270 has the figures.
 """
 
 from __future__ import annotations
