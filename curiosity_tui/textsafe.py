@@ -18,6 +18,10 @@ from typing import Any
 
 #: what UTF-8 cannot encode
 _SURROGATE = re.compile("[\ud800-\udfff]")
+#: what in a JSON text can decode to a lone surrogate: one itself, or a \uD800-\uDFFF escape
+#: (matched case-blind; an escaped pair, which decodes to one character, and an escaped
+#: backslash before "u" are matched too, so the test errs only towards walking)
+_SURROGATE_SOURCE = re.compile("[\ud800-\udfff]|\\\\u[dD][89abcdefABCDEF]")
 #: C0 controls except newline and tab, DEL, C1 controls
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
 #: zero-width characters, bidi marks, embeddings, overrides and isolates, invisible operators,
@@ -82,3 +86,13 @@ def replace_unstorable_in(value: Any) -> tuple[Any, int]:
             total += nk + nv
         return d, total
     return value, 0
+
+
+def replace_unstorable_in_json(value: Any, source: str) -> tuple[Any, int]:
+    """:func:`replace_unstorable_in` of ``value``, which ``json.loads`` parsed from ``source``
+    (or from a part of it). A parsed string can hold a lone surrogate only where ``source``
+    holds one or a ``\\uD800``-``\\uDFFF`` escape; without either the walk changes nothing
+    and is skipped (``value`` is returned as it is, not copied)."""
+    if _SURROGATE_SOURCE.search(source) is None:
+        return value, 0
+    return replace_unstorable_in(value)

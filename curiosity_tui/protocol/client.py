@@ -50,10 +50,10 @@ from pydantic import BaseModel, ValidationError
 
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger.models import CallRecord
-from curiosity_tui.protocol import ratelimit, wire
+from curiosity_tui.protocol import ratelimit, request_template, wire
 from curiosity_tui.protocol import retry as rt
 from curiosity_tui.protocol.run_context import run_headers
-from curiosity_tui.textsafe import replace_unstorable, replace_unstorable_in
+from curiosity_tui.textsafe import replace_unstorable, replace_unstorable_in_json
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -254,16 +254,13 @@ def _post_chat(
 ) -> Any:
     """``oa.chat.completions.create`` without its typed-params transform: the same wire
     request (``kwargs``: the token limit and ``extra_body``), about 1 ms less CPU a call, which
-    a pilot pays thousands of times (issue 14.5). Errors are openai's, as before. The reply
-    comes back as parsed JSON (``cast_to=object``), read by ``wire.reply_fields_of_json``."""
+    a pilot pays thousands of times (issue 14.5). Errors are openai's, as before. It is
+    ``oa.post`` (``request_template.post_json``: its options built cheaply, the request from
+    its shape's template). The reply comes back as parsed JSON (``cast_to=object``), read by
+    ``wire.reply_fields_of_json``."""
     extra = dict(kwargs)
     body = {"model": model, "messages": messages, **extra.pop("extra_body", {}), **extra}
-    return oa.post(
-        "/chat/completions",
-        cast_to=object,
-        body=body,
-        options={"headers": headers, "timeout": timeout},
-    )
+    return request_template.post_json(oa, "/chat/completions", body, headers, timeout)
 
 
 class _Exhausted(Exception):
@@ -363,6 +360,7 @@ class ModelClient:
                 timeout=self.timeout_s,
             )
             wire.coalesce_writes(oa)  # one socket write a request (issue 14.5)
+            request_template.attach(oa)  # a chat request from its shape's template (14.5)
             ratelimit.attach(oa)  # --max-rpm / --max-tpm: waits before each request (14.6)
             per_loop[pool_key] = oa
         return oa
@@ -736,7 +734,8 @@ class ModelClient:
                 except ValueError as exc:
                     code, problem = "invalid_json", str(exc)
                 else:
-                    longest = _longest_string(data)
+                    # a parsed string is no longer than the text it came from
+                    longest = _longest_string(data) if len(content) > self.max_field_chars else 0
                     if longest > self.max_field_chars:
                         record.response_text = reply_excerpt(content)
                         raise self._fail(
@@ -746,7 +745,7 @@ class ModelClient:
                             f"{self.max_field_chars}-character cap (--max-field-kb)",
                             records,
                         )
-                    data, n_escaped = replace_unstorable_in(data)  # "\ud800" escapes in JSON
+                    data, n_escaped = replace_unstorable_in_json(data, content)  # "\ud800"
                     record.replaced_chars += n_escaped
                     try:
                         value = schema.model_validate(data)

@@ -15,6 +15,9 @@ pays on one core, each about 0.3 ms of CPU a call, and what replaces them:
   in the same order. The wrapped streams also answer the pool's "is the idle connection
   readable?" (asked of every idle connection for every request placed) from the socket they
   keep, with httpcore's own test, instead of anyio's attribute lookup that builds a dict.
+
+Building the request (openai's header merging and URL parsing, httpx's header normalising) is
+the third cost; :mod:`curiosity_tui.protocol.request_template` takes it.
 """
 
 from __future__ import annotations
