@@ -15,12 +15,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.gcpause import gc_paused
 from curiosity_tui.ledger.view import LedgerView, State, node_num
 from curiosity_tui.screens.base import AppScreen
+from curiosity_tui.widgets.footer import Footer
 from curiosity_tui.widgets.literal import short
 from curiosity_tui.widgets.node_detail import NodeDetail, render_detail
 from curiosity_tui.widgets.node_tree import TREE_FILTERS, LedgerTree, filter_matches
