@@ -155,7 +155,7 @@ class BrowserScreen(AppScreen):
         tree.focus()
 
     def _events_ready(self, view: LedgerView) -> None:
-        if view is self.view:  # not a view a reload has replaced since
+        if view is self.view and self.is_attached:  # not replaced by a reload, not closed
             self._show_detail(self.query_one(LedgerTree).current_id)
 
     def _apply(self, state: State, index: int, cursor: str | None) -> None:

@@ -265,7 +265,9 @@ class NodeDetail(VerticalScroll):
         size = body.content_size
         same = False
         if size.width and size.height:
-            height = visualize(body, text, markup=False).get_height(body.styles, size.width)
+            visual = visualize(body, text, markup=False)
+            # what textual's layout computes (Widget.get_content_height passes styles so too)
+            height = visual.get_height(body.styles, size.width)  # type: ignore[arg-type]
             same = height == size.height
         body.update(text, layout=not same)
 
