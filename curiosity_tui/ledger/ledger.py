@@ -40,6 +40,7 @@ from curiosity_tui.ledger.replay import (
     snapshot_line,
     verify,
 )
+from curiosity_tui.ledger.snapshot_tail import parse_snapshot_tail
 from curiosity_tui.ledger.store import (
     Head,
     LegacyLayout,
@@ -523,7 +524,40 @@ class Ledger:
         return self._snap_rows
 
     def snapshot_index(self) -> list[tuple[int, str, int]]:
+        """(session, stage, seq) of every snapshot, in seq order. Before the rows are read
+        this reads only each row's tail (decision 277): the nodes in them are not parsed."""
+        if self._snap_rows is None:
+            fast = self._snapshot_index_from_tails()
+            if fast is not None:
+                return fast
         return [(r["session"], r["stage"], r["seq"]) for r in self._snapshot_rows()]
+
+    def _snapshot_index_from_tails(self) -> list[tuple[int, str, int]] | None:
+        """The index from the checked snapshot table without parsing the ``changed`` maps; None
+        when the projection cannot serve it (then the rows are read, or replayed, as before)."""
+        store = self._store
+        if store is None or store.head is None or self._projection_stale:
+            return None
+        try:
+            chunks = store.table_bytes("snapshots")
+        except ProjectionDamaged:
+            return None
+        out = []
+        body = b"".join(chunks)
+        for line in body[:-1].split(b"\n") if body else ():
+            tail = parse_snapshot_tail(line)
+            if tail is None:
+                return None
+            out.append(tail)
+        if len(out) != store.head.files["snapshots"].rows:
+            return None
+        out.sort(key=lambda r: r[2])
+        return out
+
+    @property
+    def dirty_since_snapshot(self) -> frozenset[str]:
+        """Ids of the nodes changed since the last snapshot (the head records them)."""
+        return frozenset(self._dirty_since_snapshot)
 
     def snapshot(self, session: int, stage: str | None = None) -> dict[str, dict[str, Any]]:
         """Nodes as they stood after ``session`` (its last snapshot, or the given stage)."""

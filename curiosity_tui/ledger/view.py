@@ -79,6 +79,8 @@ def build_children(nodes: NodeMap) -> dict[str | None, list[str]]:
 
 def diff(before: NodeMap, after: NodeMap) -> dict[str, str]:
     out: dict[str, str] = {}
+    if before is after:
+        return out
     for nid, n in after.items():
         old = before.get(nid)
         if old is None:
@@ -109,6 +111,8 @@ class LedgerView:
         self._lock = threading.Lock()
         self._events: dict[str, list[dict[str, Any]]] | None = None
         self._states: dict[Position, State] = {}
+        #: (session, stage, seq) of every snapshot in seq order (the ledger does not change)
+        self.snapshot_index = self.ledger.snapshot_index()
         self.positions = self._positions()
 
     def close(self) -> None:
@@ -117,7 +121,7 @@ class LedgerView:
     # -- positions ------------------------------------------------------------------
     def _positions(self) -> list[Position]:
         seen: dict[int, str] = {}
-        for session, stage, _seq in self.ledger.snapshot_index():
+        for session, stage, _seq in self.snapshot_index:
             seen[session] = stage  # the last stage of each session
         out = [Position(s, seen[s]) for s in sorted(seen)]
         out.append(Position(None))
@@ -136,7 +140,9 @@ class LedgerView:
         if cached is not None:
             return cached
         nodes = self.nodes_at(pos)
-        if index == 0:
+        if self._now_as_last_snapshot(index):
+            before = nodes  # nothing changed since: the same nodes, nothing to read or compare
+        elif index == 0:
             first = pos.session if pos.session is not None else self.last_session + 1
             before = self.ledger.state_before(first) if first >= 1 else {}
         else:
@@ -147,6 +153,20 @@ class LedgerView:
         with self._lock:
             self._states[pos] = st
         return st
+
+    def _now_as_last_snapshot(self, index: int) -> bool:
+        """True when ``positions[index]`` is "now", the position before it is the ledger's
+        last snapshot, and no node changed after that snapshot: the two are the same state,
+        so the snapshot need not be read (decision 277)."""
+        if index == 0 or index != len(self.positions) - 1 or not self.snapshot_index:
+            return False
+        # positions[index - 1] is the highest session; its state is its last snapshot, which
+        # must be the last one written for "no node changed since" to speak of it
+        last_written = self.snapshot_index[-1][0]
+        return (
+            self.positions[index - 1].session == last_written
+            and not self.ledger.dirty_since_snapshot
+        )
 
     # -- search -----------------------------------------------------------------------
     @staticmethod

@@ -25,7 +25,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from curiosity_tui.errors import CuriosityError
@@ -38,6 +38,7 @@ from curiosity_tui.packs.disagreement import (
 from curiosity_tui.packs.pack import Pack
 from curiosity_tui.screens.base import AppScreen
 from curiosity_tui.widgets.choice_row import Choice, ChoiceRow
+from curiosity_tui.widgets.footer import Footer
 from curiosity_tui.widgets.literal import clean, literal
 from curiosity_tui.widgets.ordered import OrderedInput, OrderedOptionList, drain
 

@@ -19,11 +19,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.packs.agreement import Estimate, QuestionAgreement
 from curiosity_tui.packs.pack_agreement import PackAgreement, pack_agreement
+from curiosity_tui.widgets.footer import Footer
 
 __all__ = ["AgreementScreen"]
 

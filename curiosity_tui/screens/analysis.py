@@ -43,7 +43,6 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import (
     DataTable,
-    Footer,
     Header,
     Select,
     Static,
@@ -56,6 +55,7 @@ from curiosity_tui.analysis.formatting import fmt
 from curiosity_tui.analysis.overview import NO_LOCK, AnalysisData, compute_analysis
 from curiosity_tui.screens.base import AppScreen
 from curiosity_tui.widgets.charts import RunBars, epsilon_curve
+from curiosity_tui.widgets.footer import Footer
 from curiosity_tui.widgets.literal import clean, lit, num
 from curiosity_tui.widgets.metric_detail import metric_detail
 from curiosity_tui.widgets.report_tables import report_tables, row_table

@@ -17,11 +17,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Header, Static, Tree
+from textual.widgets import Header, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.screens.base import AppScreen
+from curiosity_tui.widgets.footer import Footer
 from curiosity_tui.widgets.literal import clean, short
 
 KIND_TITLE = {

@@ -15,11 +15,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from curiosity_tui.errors import CuriosityError
+from curiosity_tui.gcpause import gc_paused
 from curiosity_tui.ledger.view import LedgerView, State, node_num
 from curiosity_tui.screens.base import AppScreen
+from curiosity_tui.widgets.footer import Footer
 from curiosity_tui.widgets.literal import short
 from curiosity_tui.widgets.node_detail import NodeDetail, render_detail
 from curiosity_tui.widgets.node_tree import TREE_FILTERS, LedgerTree, filter_matches
@@ -100,15 +102,28 @@ class BrowserScreen(AppScreen):
     @work(thread=True, exclusive=True, group="load")
     def load(self, index: int | None = None) -> None:
         try:
-            view = LedgerView(self.path)
-            idx = len(view.positions) - 1 if index is None else index
-            state = view.state(min(idx, len(view.positions) - 1))
+            with gc_paused():  # the node table is a few hundred thousand acyclic objects
+                view = LedgerView(self.path)
+                idx = len(view.positions) - 1 if index is None else index
+                state = view.state(min(idx, len(view.positions) - 1))
         except CuriosityError as err:
             self.app.call_from_thread(self._failed, str(err))
             return
         self.app.call_from_thread(self._loaded, view, state, min(idx, len(view.positions) - 1))
-        view.events_index()
-        self.app.call_from_thread(self._events_ready)
+        # the journal index for the detail pane's Journal section, once the tree is painted
+        self.app.call_from_thread(self.call_after_refresh, self._index_events, view)
+
+    @work(thread=True, exclusive=True, group="events")
+    def _index_events(self, view: LedgerView) -> None:
+        try:
+            with gc_paused():
+                view.events_index()
+        except CuriosityError as err:  # the tree stays; the Journal section says "loading"
+            self.app.call_from_thread(
+                self.notify, f"journal events not shown: {err}", severity="warning"
+            )
+            return
+        self.app.call_from_thread(self._events_ready, view)
 
     def _failed(self, message: str) -> None:
         self.query_one(LedgerTree).loading = False
@@ -139,8 +154,9 @@ class BrowserScreen(AppScreen):
         self._apply(state, index, cursor)
         tree.focus()
 
-    def _events_ready(self) -> None:
-        self._show_detail(self.query_one(LedgerTree).current_id)
+    def _events_ready(self, view: LedgerView) -> None:
+        if view is self.view and self.is_attached:  # not replaced by a reload, not closed
+            self._show_detail(self.query_one(LedgerTree).current_id)
 
     def _apply(self, state: State, index: int, cursor: str | None) -> None:
         assert self.view is not None
@@ -206,7 +222,7 @@ class BrowserScreen(AppScreen):
         assert self.view is not None and self.state is not None
         pos = self.state.position
         last = 0
-        for session, _stage, seq in self.view.ledger.snapshot_index():
+        for session, _stage, seq in self.view.snapshot_index:
             if session == pos.session:
                 last = max(last, seq)
         return last or 10**12

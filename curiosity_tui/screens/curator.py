@@ -17,7 +17,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger import curation
@@ -25,6 +25,7 @@ from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.queue import decayed_priority, last_touch, queue
 from curiosity_tui.ledger.view import Position, State, build_children, node_num
 from curiosity_tui.screens.base import AppScreen
+from curiosity_tui.widgets.footer import Footer
 from curiosity_tui.widgets.literal import short
 from curiosity_tui.widgets.node_detail import NodeDetail, render_detail
 from curiosity_tui.widgets.status import STATUS_STYLE, glyph

@@ -17,12 +17,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from curiosity_tui.contract import downgrades as dg
 from curiosity_tui.errors import CuriosityError, InputError
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.screens.base import AppScreen
+from curiosity_tui.widgets.footer import Footer
 from curiosity_tui.widgets.literal import clean, short
 from curiosity_tui.widgets.status import EVIDENCE_STYLE, REQ_STYLE
 

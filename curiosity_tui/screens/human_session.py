@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.css.query import NoMatches
-from textual.widgets import Footer, Header, Input, OptionList, Static
+from textual.widgets import Header, Input, OptionList, Static
 
 from curiosity_tui.clock import utc_now_micro as utc_now
 from curiosity_tui.errors import CuriosityError
@@ -37,6 +37,7 @@ from curiosity_tui.protocol.human_session import (
 )
 from curiosity_tui.protocol.schemas import JudgeBeforeResponse
 from curiosity_tui.screens.base import AppScreen
+from curiosity_tui.widgets.footer import Footer
 from curiosity_tui.widgets.human_form import HumanForm, deliverable_from_fields, form_fields
 from curiosity_tui.widgets.literal import literal
 from curiosity_tui.widgets.ordered import drain

@@ -30,7 +30,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Input, OptionList, ProgressBar, Static
+from textual.widgets import Input, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
 from curiosity_tui.errors import CuriosityError, os_reason
@@ -45,6 +45,7 @@ from curiosity_tui.packs.rating import (
 )
 from curiosity_tui.packs.schemes import Question
 from curiosity_tui.widgets.choice_row import Choice, ChoiceRow
+from curiosity_tui.widgets.footer import Footer
 from curiosity_tui.widgets.ordered import OrderedInput, drain
 
 __all__ = ["Draft", "RatingScreen"]

@@ -11,10 +11,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from curiosity_tui.ledger.view import LedgerView
 from curiosity_tui.screens.base import AppScreen
+from curiosity_tui.widgets.footer import Footer
 from curiosity_tui.widgets.literal import literal
 
 

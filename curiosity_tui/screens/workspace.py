@@ -12,11 +12,12 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.widgets import DataTable, Header, Input, Static
 
 from curiosity_tui import workspace_scan
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.screens.base import AppScreen
+from curiosity_tui.widgets.footer import Footer
 from curiosity_tui.widgets.literal import short
 
 #: the key columns (pending downgrades, audit findings, state) come right after the name so a

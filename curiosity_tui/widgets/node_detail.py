@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.containers import VerticalScroll
+from textual.visual import visualize
 from textual.widgets import Static
 
 from curiosity_tui.ledger.changes import node_changes, removed_requirements
@@ -258,7 +259,17 @@ class NodeDetail(VerticalScroll):
         yield Static(Text("No node selected.", style="dim"), id="detail-body")
 
     def show(self, text: Text) -> None:
-        self.query_one("#detail-body", Static).update(text)
+        """Show ``text``. When it wraps to as many lines as what it replaces (moving through
+        similar nodes), only this pane repaints: no layout of the whole screen (decision 276)."""
+        body = self.query_one("#detail-body", Static)
+        size = body.content_size
+        same = False
+        if size.width and size.height:
+            visual = visualize(body, text, markup=False)
+            # what textual's layout computes (Widget.get_content_height passes styles so too)
+            height = visual.get_height(body.styles, size.width)  # type: ignore[arg-type]
+            same = height == size.height
+        body.update(text, layout=not same)
 
     def clear_node(self, message: str = "No node selected.") -> None:
         self.show(Text(message, style="dim"))
