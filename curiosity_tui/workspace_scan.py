@@ -19,9 +19,9 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from curiosity_tui.errors import CuriosityError
+from curiosity_tui.errors import CuriosityError, InputError
 
 JOURNAL_FILE = "journal.jsonl"
 LOCK_FILE = "writer.lock"
@@ -39,6 +39,7 @@ class LedgerSummary:
     path: Path
     config: str = "?"
     contract: str = "?"
+    contract_label: str = ""  # a preset's name, or a combination's short form
     curator: str = "?"
     seed: str = ""
     sessions: int = 0
@@ -200,6 +201,7 @@ def summarize_ledger(path: Path) -> LedgerSummary:
                 meta.curator,
                 meta.seed,
             )
+            s.contract_label = contract_label(meta.contract)
             nodes = led.raw_nodes()
             s.nodes = len(nodes)
             counts: dict[str, int] = {}
@@ -217,6 +219,16 @@ def summarize_ledger(path: Path) -> LedgerSummary:
     except (OSError, ValueError) as err:
         s.error = f"{type(err).__name__}: {err}".splitlines()[0]
     return s
+
+
+def contract_label(contract: str) -> str:
+    """A preset's name, or a combination's short form (``verified-binding``)."""
+    from curiosity_tui.contract_switches import contract_slug
+
+    try:
+        return contract_slug(contract) if contract else contract
+    except InputError:
+        return contract
 
 
 def audit_findings(path: Path) -> int | None:
@@ -259,6 +271,89 @@ def scan(root: str | Path) -> Workspace:
         root=r,
         ledgers=[summarize_ledger(p) for p in ledger_dirs(r)],
         packs=[summarize_pack(p) for p in pack_dirs(r)],
+    )
+
+
+def workspace_json(ws: Workspace) -> str:
+    """The workspace as JSON, for :func:`workspace_from_json` in another process."""
+    return json.dumps(
+        {
+            "root": str(ws.root),
+            "ledgers": [{**vars(s), "path": str(s.path)} for s in ws.ledgers],
+            "packs": [{**vars(p), "path": str(p.path)} for p in ws.packs],
+        }
+    )  # ASCII: a lone surrogate (an undecodable file name) travels as its escape
+
+
+def _checked(cls: type, row: Any) -> Any:
+    """``cls(**row)`` when ``row`` has exactly ``cls``'s fields, each of its declared type."""
+    types = _FIELD_TYPES[cls]
+    if type(row) is not dict or row.keys() != types.keys():
+        raise ValueError(f"a {cls.__name__} row has other fields")
+    for name, ok in types.items():
+        if not ok(row[name]):
+            raise ValueError(f"{cls.__name__}.{name}: {row[name]!r} is not of its type")
+    return cls(**{**row, "path": Path(row["path"])})
+
+
+def _is(t: type) -> Any:
+    return lambda v: type(v) is t
+
+
+def _opt(t: type) -> Any:
+    return lambda v: v is None or type(v) is t
+
+
+def _number(v: Any) -> bool:
+    return type(v) in (int, float)
+
+
+def _counts(v: Any) -> bool:
+    return type(v) is dict and all(type(k) is str and type(n) is int for k, n in v.items())
+
+
+def _names(v: Any) -> bool:
+    return type(v) is list and all(type(x) is str for x in v)
+
+
+_FIELD_TYPES: dict[type, dict[str, Any]] = {
+    LedgerSummary: {
+        **dict.fromkeys(
+            ("name", "path", "config", "contract", "contract_label", "curator", "seed"), _is(str)
+        ),
+        **dict.fromkeys(("sessions", "failed", "nodes", "pending_downgrades"), _is(int)),
+        "counts": _counts,
+        "running": _is(bool),
+        "holder": _is(str),
+        "findings": _opt(int),
+        "error": _opt(str),
+        "modified": _number,
+        "endpoint": _is(str),
+    },
+    PackSummary: {
+        **dict.fromkeys(("name", "path", "pack_id", "scheme"), _is(str)),
+        "items": _is(int),
+        "raters": _names,
+        "expected_raters": _names,
+        "error": _opt(str),
+        "modified": _number,
+    },
+}
+
+
+def workspace_from_json(text: bytes | str) -> Workspace:
+    """The workspace :func:`workspace_json` wrote; ValueError for anything else."""
+    data = json.loads(text)
+    if type(data) is not dict or data.keys() != {"root", "ledgers", "packs"}:
+        raise ValueError("not a workspace scan")
+    if type(data["root"]) is not str or not all(
+        type(data[k]) is list for k in ("ledgers", "packs")
+    ):
+        raise ValueError("not a workspace scan")
+    return Workspace(
+        root=Path(data["root"]),
+        ledgers=[_checked(LedgerSummary, r) for r in data["ledgers"]],
+        packs=[_checked(PackSummary, r) for r in data["packs"]],
     )
 
 

@@ -62,14 +62,22 @@ def handle_open(args: argparse.Namespace) -> int:
     if is_ledger(root):
         ledger, root = root, root.parent
     curator = open_curator_name(args)
-    from curiosity_tui.app import load_keymap, make_app
+    from curiosity_tui import workspace_prescan
 
-    app = make_app(
-        root,
-        ledger=ledger,
-        theme=args.theme,
-        curator_name=curator,
-        keymap=load_keymap(args.keymap) if args.keymap else None,
-    )
-    app.run()
+    if ledger is None:  # the first scan runs on another core while Textual loads (285)
+        workspace_prescan.start(root)
+    try:
+        from curiosity_tui.app import load_keymap, make_app
+
+        app = make_app(
+            root,
+            ledger=ledger,
+            theme=args.theme,
+            curator_name=curator,
+            keymap=load_keymap(args.keymap) if args.keymap else None,
+        )
+        app.run()
+    finally:
+        if (unused := workspace_prescan.take(root)) is not None:
+            unused.discard()
     return 0

@@ -10,15 +10,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from curiosity_tui.cli.contract_cmds import CONTRACT_HELP, contract_option
 from curiosity_tui.errors import CorruptLedgerError, InputError, LedgerError
-from curiosity_tui.ledger.ledger import Ledger, verify
-from curiosity_tui.ledger.models import CuratorKind, RunMeta
-from curiosity_tui.ledger.queue import decayed_priority, pulse, queue
-from curiosity_tui.protocol.configs import get_configuration, resolve_curator
 from curiosity_tui.textsafe import replace_unstorable, terminal_safe
+
+if TYPE_CHECKING:  # the ledger stack loads in the handlers: `curiosity-tui open` starts
+    # without it (pydantic and the event models; decision 285)
+    from curiosity_tui.ledger.ledger import Ledger
+    from curiosity_tui.ledger.models import CuratorKind
 
 STAGES = ("session", "decay", "curator")
 
@@ -80,12 +81,17 @@ def _resolve_config(name: str, requested: str | None) -> tuple[str, CuratorKind]
     """(configuration name, curator kind), validated by protocol.configs (the canonical list):
     a ``+cur`` configuration defaults to a model curator and refuses ``none``; a configuration
     without a curator always gets ``none``."""
+    from curiosity_tui.protocol.configs import get_configuration, resolve_curator
+
     config = get_configuration(name)
     kind = resolve_curator(config, requested or ("model" if config.curator else "none"))
     return config.name, kind
 
 
 def _new(args: argparse.Namespace) -> int:
+    from curiosity_tui.ledger.ledger import Ledger
+    from curiosity_tui.ledger.models import RunMeta
+
     config, curator = _resolve_config(args.config, args.curator)
     seed = args.seed.strip()
     if not seed:
@@ -110,6 +116,8 @@ def _new(args: argparse.Namespace) -> int:
 
 
 def _node_json(node: dict[str, Any], t: int) -> dict[str, Any]:
+    from curiosity_tui.ledger.queue import decayed_priority, pulse
+
     out = dict(node)
     out["pulse"] = pulse(node)
     out["decayed_priority"] = round(decayed_priority(node, t), 6)
@@ -132,6 +140,9 @@ def _select(led: Ledger, session: int | None, stage: str | None) -> tuple[dict[s
 
 
 def _show(args: argparse.Namespace) -> int:
+    from curiosity_tui.ledger.ledger import Ledger
+    from curiosity_tui.ledger.queue import decayed_priority, pulse, queue
+
     with Ledger.open(args.path) as led:
         nodes, session = _select(led, args.session, args.stage)
         meta = led.meta.model_dump(mode="json")  # read first: a failure is the only line
@@ -181,6 +192,8 @@ def _one_line(text: str, width: int = 100) -> str:
 
 
 def _render(args: argparse.Namespace) -> int:
+    from curiosity_tui.ledger.ledger import Ledger
+
     with Ledger.open(args.path) as led:
         session = led.last_session + 1 if args.session is None else args.session
         if session < 1:
@@ -199,6 +212,8 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from curiosity_tui.ledger.ledger import verify
+
     path: Path = args.path
     if not path.exists():
         raise LedgerError(f"no such ledger: {path}")

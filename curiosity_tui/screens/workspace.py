@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Header, Input, Static
 
-from curiosity_tui import workspace_scan
+from curiosity_tui import workspace_prescan, workspace_scan
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.screens.base import AppScreen
 from curiosity_tui.widgets.footer import Footer
@@ -74,7 +74,7 @@ def ledger_row(s: workspace_scan.LedgerSummary) -> list[Text]:
         Text(str(s.dormant), justify="right", style="yellow"),
         Text(str(other) if other else "—", justify="right", style="" if other else "dim"),
         Text(short(s.config, 12)),
-        Text(short(contract_label(s.contract), 16)),
+        Text(short(s.contract_label or s.contract, 16)),
         Text(short(s.curator, 8)),
     ]
 
@@ -162,7 +162,8 @@ class WorkspaceScreen(AppScreen):
     # -- workers --------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="scan")
     def scan(self) -> None:
-        data = workspace_scan.scan(self.root)
+        pre = workspace_prescan.take(self.root) if self.data is None else None
+        data = (pre.result() if pre is not None else None) or workspace_scan.scan(self.root)
         # keep audit counts of ledgers whose journal has not changed since they were counted
         old = {(s.path, s.modified): s.findings for s in self.data.ledgers} if self.data else {}
         for s in data.ledgers:
@@ -351,14 +352,3 @@ class WorkspaceScreen(AppScreen):
 
     def action_refresh(self) -> None:
         self.scan()
-
-
-def contract_label(contract: str) -> str:
-    """A preset's name, or a combination's short form (``verified-binding``)."""
-    from curiosity_tui.contract_switches import contract_slug
-    from curiosity_tui.errors import InputError
-
-    try:
-        return contract_slug(contract) if contract else contract
-    except InputError:
-        return contract
