@@ -1,12 +1,12 @@
 """The workspace's first scan in a child process (decision 285): the child's result is the
 in-process scan, field for field; anything else it prints, a failure or a timeout falls back
-to the in-process scan; the workspace screen takes the pending scan once; the CLI starts
-without the ledger stack so that the child's import runs beside Textual's."""
+to the in-process scan; the workspace screen takes the pending scan once. (That the CLI starts
+without the ledger stack, so that the child's import runs beside Textual's, is in
+test_startup_imports.py.)"""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -158,25 +158,6 @@ async def test_a_failed_child_falls_back_to_the_in_process_scan(tmp_path: Path) 
     with pre._lock:
         pre._pending = _child("import sys; sys.exit(3)", ws)
     assert len(await _rows(ws)) == 2
-
-
-def test_the_cli_starts_without_the_ledger_stack() -> None:
-    code = (
-        "import sys\n"
-        "import curiosity_tui.cli as cli\n"
-        "cli.build_parser()\n"
-        "print(','.join(m for m in ('pydantic', 'curiosity_tui.ledger', 'textual') "
-        "if m in sys.modules))\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == ""
 
 
 def test_a_package_of_the_same_name_in_the_current_folder_is_not_imported(
