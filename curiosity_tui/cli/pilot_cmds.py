@@ -238,6 +238,7 @@ def _execute(
             from curiosity_tui.cli.relay_cmds import pilot_relay
 
             return pilot_relay(args, plan, specs, start, on)
+        assert client is not None  # only a relay plan runs without a client of its own
         overrides = call_overrides(args)
         caps = asyncio.run(_closing(client, probed(client, args)))  # before any run starts
         start()

@@ -131,12 +131,14 @@ class WorkspaceScreen(AppScreen):
         yield Static(Text("scanning…", style="dim"), id="ws-status", classes="hint")
         yield Input(placeholder="filter ledgers and packs (words; 'running')", id="filter")
         yield Static("Ledgers", classes="pane-title")
-        ledgers = DataTable(id="ledgers", cursor_type="row", zebra_stripes=True)
+        ledgers: DataTable[str | Text] = DataTable(
+            id="ledgers", cursor_type="row", zebra_stripes=True
+        )
         for label, key in LEDGER_COLUMNS:
             ledgers.add_column(label, key=key)
         yield ledgers
         yield Static("Packs", classes="pane-title")
-        packs = DataTable(id="packs", cursor_type="row", zebra_stripes=True)
+        packs: DataTable[str | Text] = DataTable(id="packs", cursor_type="row", zebra_stripes=True)
         for label, key in PACK_COLUMNS:
             packs.add_column(label, key=key)
         packs.styles.height = "auto"
