@@ -274,8 +274,9 @@ def _rc_revised(
     n["requirement_counter"] = max(n["requirement_counter"], _max_req([r["id"] for r in rfs]))
 
 
-def _requirement(n: dict, rid: str, seq: int) -> dict:
+def _requirement(n: dict[str, Any], rid: str, seq: int) -> dict[str, Any]:
     rc = n["return_condition"]
+    r: dict[str, Any]
     for r in rc["required_facts"] if rc else []:
         if r["id"] == rid:
             return r

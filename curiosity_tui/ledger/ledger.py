@@ -616,7 +616,8 @@ class Ledger:
         src = self._fold.sources.get(source_id)
         if src is None:
             raise TransitionError(f"unknown source {source_id!r}")
-        return (self.path / src["path"]).read_text(encoding="utf-8")
+        path: Path = self.path / src["path"]
+        return path.read_text(encoding="utf-8")
 
     def delete(self) -> None:  # pragma: no cover - convenience for scripts
         self.close()

@@ -197,10 +197,10 @@ async def _formats(client: ModelClient, caps: EndpointCapabilities, choice: Form
     for fmt in ("json_schema", "json_object"):
         if fmt == "json_object" and await _object_schema(client, caps):
             return
-        trial = await _trial(client, fmt)  # type: ignore[arg-type]
+        trial = await _trial(client, fmt)
         caps.trials.append(trial)
         if trial.outcome == "honoured":
-            caps.response_format = fmt  # type: ignore[assignment]
+            caps.response_format = fmt
             return
     trial = await _trial(client, "prompt")
     caps.trials.append(trial)
