@@ -40,6 +40,21 @@ REFRESH_S = 5.0
 PACK_COLUMNS = (("pack", "name"), ("scheme", "scheme"), ("items", "items"), ("rated by", "raters"))
 
 
+def shown_root(root: Path) -> str:
+    """The workspace's path as the status line shows it: ``~/…`` under the home directory."""
+    try:
+        home = Path.home()
+    except RuntimeError:  # no home directory can be determined
+        return str(root)
+    if home == Path(home.anchor):  # a home at the root would turn every path into ~/…
+        return str(root)
+    if root == home:
+        return "~"
+    if root.is_relative_to(home):
+        return "~/" + root.relative_to(home).as_posix()
+    return str(root)
+
+
 def ledger_row(s: workspace_scan.LedgerSummary) -> list[Text]:
     name = Text(short(s.name, 32), style="bold")
     state = Text("● running", style="bold green") if s.running else Text("idle", style="dim")
@@ -224,7 +239,7 @@ class WorkspaceScreen(AppScreen):
             packs.add_row(*pack_row(p), key=str(p.path))
         running = sum(1 for s in self.data.ledgers if s.running)
         status = Text(end="")
-        status.append(f"{self.root}", style="bold")
+        status.append(shown_root(self.root), style="bold")
         status.append(
             f"  ·  {len(self.data.ledgers)} ledger(s), {len(self.data.packs)} pack(s)"
             + (f", {running} running" if running else "")
