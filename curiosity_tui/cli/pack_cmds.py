@@ -353,9 +353,9 @@ def _rate_with_model(args: argparse.Namespace, session: RatingSession) -> int:
 
 
 async def _model_run(args: argparse.Namespace, session: RatingSession) -> ModelRatingRun:
+    from curiosity_tui.modelio.client import ModelClient
+    from curiosity_tui.modelio.endpoint import EndpointOptions, prepare_endpoint
     from curiosity_tui.packs.model_rater import rate_pack
-    from curiosity_tui.protocol.client import ModelClient
-    from curiosity_tui.protocol.endpoint import EndpointOptions, prepare_endpoint
 
     async with ModelClient(
         base_url=args.base_url,
