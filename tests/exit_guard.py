@@ -6,8 +6,9 @@ event or a future that nobody will ever set keeps pytest from exiting after the 
 printed: CI waits for ever (issue 25 item 11).
 
 After the run (``pytest_unconfigure``), a daemon watchdog thread starts and waits for the
-interpreter's exit to begin (the main thread stops). On a clean exit the interpreter ends and
-takes the watchdog with it. If the interpreter is still waiting for a thread
+interpreter's exit to begin: the main thread is in ``threading._shutdown`` (joining an
+executor's workers or the non-daemon threads) or has stopped. On a clean exit the interpreter
+ends and takes the watchdog with it. If the interpreter is still waiting for a thread
 ``CURIOSITY_TEST_EXIT_GRACE_S`` seconds later (default 30), the watchdog prints one line naming
 the threads still running and ends the process with the run's exit status, or 1 when the run
 itself passed (a leaked thread is a defect of the suite). A program that calls
@@ -25,6 +26,7 @@ import os
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -50,9 +52,23 @@ def stuck_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t is not main and not t.daemon and t.is_alive()]
 
 
+def exiting(main: threading.Thread) -> bool:
+    """Has the interpreter's exit begun? The main thread has stopped, or runs nothing but
+    ``threading._shutdown`` (which joins executor workers, then every non-daemon thread)."""
+    if not main.is_alive() or main.ident is None:
+        return True
+    frame = sys._current_frames().get(main.ident)  # documented in sys, despite the underscore
+    if frame is None:
+        return True
+    while frame.f_back is not None:
+        frame = frame.f_back
+    code = frame.f_code
+    return code.co_name == "_shutdown" and Path(code.co_filename) == Path(threading.__file__)
+
+
 def _watch(deadline_s: float, status: int) -> None:
     main = threading.main_thread()
-    while main.is_alive():  # the interpreter's exit has not begun
+    while not exiting(main):
         time.sleep(0.2)
     time.sleep(deadline_s)
     names = ", ".join(sorted(t.name for t in stuck_threads())) or "none named"

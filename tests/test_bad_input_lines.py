@@ -306,11 +306,11 @@ def test_a_long_error_line_keeps_where_and_what_to_do() -> None:
     advice at the end; only the middle gives way, and the line stays bounded."""
     from curiosity_tui.cli import _one_line
 
-    deep = "/tmp/" + "d" * 600 + "/run/journal.jsonl"
+    deep = "/srv/" + "d" * 600 + "/run/journal.jsonl"
     msg = f"session 2 is committed to {deep}, but the projection {deep} could not be written"
     msg += "; the projection is rebuilt from the journal on the next write"
     line = _one_line(msg)
     assert len(line) == 1000 and line.count("…") == 1
-    assert line.startswith("session 2 is committed to /tmp/ddd")
+    assert line.startswith("session 2 is committed to /srv/ddd")
     assert line.endswith("the projection is rebuilt from the journal on the next write")
     assert _one_line("short\nmessage\x07") == "short message\\x07"

@@ -22,23 +22,29 @@ BOUND_S = 60 + 30
 
 STUCK = """
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
-def _stuck(passing):
+def _stuck(passing, how):
     never = threading.Event()
-    t = threading.Thread(target=never.wait, name="stuck-on-event")  # not a daemon
-    t.start()
-    t.join(0.2)  # times out: the thread is still waiting
+    if how == "thread":
+        t = threading.Thread(target=never.wait, name="stuck-on-event")  # not a daemon
+        t.start()
+        t.join(0.2)  # times out: the thread is still waiting
+    else:  # an executor's worker (as a Textual thread worker runs): joined at exit
+        ThreadPoolExecutor(1, thread_name_prefix="stuck-in-executor").submit(never.wait)
     if not passing:
         threading.Event().wait()  # pytest-timeout (signal method) fails the test here
 
 def test_stuck():
-    _stuck(passing={passing})
+    _stuck(passing={passing}, how={how!r})
 """
 
 
-def _child(tmp_path: Path, *, passing: bool, guard: bool, timeout: float) -> tuple[int, str, float]:
+def _child(
+    tmp_path: Path, *, passing: bool, guard: bool, timeout: float, how: str = "thread"
+) -> tuple[int, str, float]:
     test = tmp_path / "test_stuck.py"
-    test.write_text(STUCK.format(passing=passing), encoding="utf-8")
+    test.write_text(STUCK.format(passing=passing, how=how), encoding="utf-8")
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
     argv += ["--rootdir", str(tmp_path), "-o", "timeout_method=signal", "--timeout", "2"]
     if guard:
@@ -63,14 +69,17 @@ def _child(tmp_path: Path, *, passing: bool, guard: bool, timeout: float) -> tup
     return proc.returncode, out, time.monotonic() - t0
 
 
+@pytest.mark.parametrize(
+    ("how", "name"), [("thread", "stuck-on-event"), ("executor", "stuck-in-executor_0")]
+)
 def test_a_test_failed_by_timeout_with_a_thread_stuck_still_lets_pytest_exit(
-    tmp_path: Path,
+    tmp_path: Path, how: str, name: str
 ) -> None:
-    code, out, took = _child(tmp_path, passing=False, guard=True, timeout=BOUND_S + 30)
+    code, out, took = _child(tmp_path, passing=False, guard=True, timeout=BOUND_S + 30, how=how)
     assert code == 1, out
     assert took < BOUND_S, f"took {took:.0f} s"
     assert "1 failed" in out and "Timeout" in out
-    assert "still waiting for non-daemon thread(s) stuck-on-event; exiting with status 1" in out
+    assert f"still waiting for non-daemon thread(s) {name}; exiting with status 1" in out
 
 
 def test_a_passing_run_that_leaks_a_stuck_thread_exits_failing(tmp_path: Path) -> None:
@@ -81,10 +90,11 @@ def test_a_passing_run_that_leaks_a_stuck_thread_exits_failing(tmp_path: Path) -
 
 
 @pytest.mark.timeout(120)
-def test_without_the_guard_the_same_run_never_exits(tmp_path: Path) -> None:
-    """The case above is a real hang: without the guard the child is still running well after
-    the guard would have ended it."""
-    code, out, _ = _child(tmp_path, passing=False, guard=False, timeout=GRACE_S + 20)
+@pytest.mark.parametrize("how", ["thread", "executor"])
+def test_without_the_guard_the_same_run_never_exits(tmp_path: Path, how: str) -> None:
+    """The cases above are real hangs: without the guard the child is still running well
+    after the guard would have ended it."""
+    code, out, _ = _child(tmp_path, passing=False, guard=False, timeout=GRACE_S + 20, how=how)
     assert code == -1, out  # killed by us, not exited
     assert "1 failed" in out
 
