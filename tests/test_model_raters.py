@@ -256,7 +256,7 @@ def test_cli_rate_with_a_model(pack: Path, capsys: pytest.CaptureFixture[str]) -
         kinds = {r.kind for r in srv.requests}
     out = capsys.readouterr().out
     order = Pack.open(pack).order
-    assert kinds == {"probe", RATE_KIND}
+    assert kinds == {"probe", "probe-sampling", RATE_KIND}
     assert f"{len(order) - 1} rated" in out and "1 missing" in out and f"missing {order[1]}" in out
     assert f"  {order[0]}: rated\n  {order[1]}: missing\n" in out
     assert "sk-cli-key" not in (pack / "ratings" / "model:m1.jsonl").read_text()

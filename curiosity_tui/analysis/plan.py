@@ -30,6 +30,7 @@ from curiosity_tui.analysis.registry import NAME_RE, Registry, default_registry
 from curiosity_tui.analysis.rundata import CELL_SEP
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger.models import ContractName
+from curiosity_tui.ledger.sampling_record import SamplingTable
 from curiosity_tui.protocol.relay import RelayPlan
 
 RULE_KINDS = ("any_metric_beats_in_all", "all_metrics_beat_in_all")
@@ -151,6 +152,9 @@ class PilotPlan(BaseModel):
     notes: str = ""
     #: which mind takes each session of every run (protocol/relay.py); models only in a pilot
     relay: RelayPlan | None = None
+    #: temperature, top_p, seed and stop per call group (issue 23.1); None = the protocol's
+    #: defaults (ledger/sampling_record.py, docs/model-io.md)
+    sampling: SamplingTable | None = None
 
     @field_validator("name")
     @classmethod

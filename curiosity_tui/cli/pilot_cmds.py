@@ -89,7 +89,9 @@ def _specs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
         return (
             plan,
             text,
-            _arm_specs(plan, args, pilot_options(lock_metadata(entry), args, plan.sessions)),
+            _arm_specs(
+                plan, args, pilot_options(lock_metadata(entry), args, plan.sessions, plan.sampling)
+            ),
         )
     specs = plan_runs(
         seed=plan.seed_question,
@@ -103,7 +105,7 @@ def _specs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
         curator_budget=plan.budgets.curator_completion_tokens
         or plan.budgets.session_completion_tokens,
         unregistered=args.unregistered,
-        options=pilot_options(lock_metadata(entry), args, plan.sessions),
+        options=pilot_options(lock_metadata(entry), args, plan.sessions, plan.sampling),
     )
     return plan, text, specs
 

@@ -127,6 +127,15 @@ def call_flags(p: argparse.ArgumentParser) -> None:
         "self-ask), curator (the curator budget); repeat for several",
     )
     g.add_argument(
+        "--sampling",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a sampling value over the plan's [sampling] table (or the ledger's): seed=7, "
+        "temperature=0.5, candidate.top_p=0.9, judge.temperature=server-default, "
+        'checker.stop=["END"]; repeat for several (docs/model-io.md)',
+    )
+    g.add_argument(
         "--schema-dialect",
         choices=["strict", "full"],
         default=None,
@@ -153,6 +162,30 @@ def call_overrides(args: argparse.Namespace) -> dict[str, Any]:
     out["schema_dialect"] = getattr(args, "schema_dialect", None)
     out["context_window"] = getattr(args, "context_window", None)
     return {k: v for k, v in out.items() if v is not None}
+
+
+def sampling_table(args: argparse.Namespace, base: Any) -> Any:
+    """``base`` (a plan's or a ledger's SamplingTable; None: the protocol's) with the
+    ``--sampling`` flags applied, resolved per group. One line naming the flag if bad."""
+    import tomllib
+
+    from pydantic import ValidationError
+
+    from curiosity_tui.ledger.sampling_record import SERVER_DEFAULT, SamplingTable
+
+    table = base if base is not None else SamplingTable()
+    for item in getattr(args, "sampling", None) or []:
+        key, sep, raw = item.partition("=")
+        key, raw = key.strip(), raw.strip()
+        try:
+            value = SERVER_DEFAULT if raw == SERVER_DEFAULT else tomllib.loads(f"v = {raw}")["v"]
+            if not sep or not key:
+                raise ValueError("use KEY=VALUE")
+            table = table.with_override(key, value)
+        except (tomllib.TOMLDecodeError, ValueError, ValidationError) as err:
+            why = err.errors()[0]["msg"] if isinstance(err, ValidationError) else str(err)
+            raise InputError(f"--sampling {item!r}: {why}") from None
+    return table.resolved()
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -353,6 +386,10 @@ def _run(args: argparse.Namespace) -> int:
     from curiosity_tui.protocol.session import SessionSettings
 
     overrides = call_overrides(args)
+    if getattr(args, "sampling", None):  # over the ledger's table, recorded on every call
+        from curiosity_tui.protocol.sampling import table_of_options
+
+        overrides["sampling"] = sampling_table(args, table_of_options(meta.options))
     with model_client(args, meta.model) as client, Ledger.open(args.ledger, write=True) as led:
         if led.recovered:
             print(f"{args.ledger}: {led.recovered}", file=sys.stderr)
@@ -389,12 +426,14 @@ def report_outcome(path: Path, result: Any) -> int:
 
 
 def pilot_options(
-    options: dict[str, Any], args: argparse.Namespace, sessions: int
+    options: dict[str, Any], args: argparse.Namespace, sessions: int, sampling: Any = None
 ) -> dict[str, Any]:
-    """A pilot run's RunMeta.options: the lock, the sessions planned per run, and ``scripted``
-    when the replies come from the built-in scripted server (analysis and packs read both)."""
+    """A pilot run's RunMeta.options: the lock, the sessions planned per run, its sampling
+    (the plan's ``[sampling]`` with ``--sampling``, resolved), and ``scripted`` when the replies
+    come from the built-in scripted server (analysis and packs read both)."""
     out = dict(options)
     out["planned_sessions"] = sessions
+    out["sampling"] = sampling_table(args, sampling).model_dump(mode="json")
     if getattr(args, "scripted", False):
         out["scripted"] = True
     return out

@@ -6,7 +6,7 @@ so that the ledger can validate and fold it without importing the protocol layer
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -76,6 +76,17 @@ class EndpointCapabilities(_Rec):
     embedder: str | None = Field(
         default=None, description="The embedder similarity figures use under this probe."
     )
+    sampling_defaults: dict[str, Any] | None = Field(
+        default=None,
+        description="What the server says its sampling defaults are (llama.cpp /props "
+        "default_generation_settings: temperature, top_p, top_k, min_p, seed …), what a "
+        "'server-default' value means; null: the server does not say (unknown).",
+    )
+    refused_sampling: dict[str, str] = Field(
+        default_factory=dict,
+        description="Sampling parameters the server rejected (HTTP 400 naming them) -> its "
+        "message. They are not sent; each call records them as refused.",
+    )
 
     def same_as(self, other: EndpointCapabilities | None) -> bool:
         """Equal apart from when it was probed and the trials' latencies."""
@@ -104,5 +115,8 @@ class EndpointCapabilities(_Rec):
 
 def _comparable(c: EndpointCapabilities) -> dict[str, object]:
     d = c.model_dump(mode="json", exclude={"probed_at"})
+    for name in ("sampling_defaults", "refused_sampling"):  # unset: as a record without them
+        if not d.get(name):
+            d.pop(name, None)
     d["trials"] = [{k: v for k, v in t.items() if k != "latency_s"} for t in d["trials"]]
     return d

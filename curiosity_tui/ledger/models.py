@@ -22,6 +22,7 @@ from pydantic import (
 from curiosity_tui.contract_switches import canonical_name
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger.endpoint_record import EndpointCapabilities
+from curiosity_tui.ledger.sampling_record import CallSampling
 
 NodeStatus = Literal["open", "dormant", "closed", "archived", "merged"]
 RequirementStatus = Literal["unchecked", "satisfied", "not_satisfied", "waived"]
@@ -251,6 +252,18 @@ class CallRecord(_Record):
         default=None,
         description="Structured calls: the per-call schema's dialect ('strict' or 'full'), if one was sent.",
     )
+    sampling: CallSampling | None = Field(
+        default=None,
+        description="Chat calls of a run: the temperature, top_p, seed and stop it was sent "
+        "with ('server-default': not sent; refused: rejected by the server). Null on calls "
+        "recorded before sampling was (issue 23).",
+    )
+    started_at: str | None = Field(
+        default=None, description="When the call began (UTC, microseconds; issue 23.4)."
+    )
+    ended_at: str | None = Field(
+        default=None, description="When its last reply or failure came back (UTC, microseconds)."
+    )
     earlier: list[CallRecord] = Field(
         default_factory=list,
         exclude=True,
@@ -259,9 +272,9 @@ class CallRecord(_Record):
 
     @model_serializer(mode="wrap")
     def _omit_unset_limits(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # max_tokens / schema_dialect are written only when set: older records dump as before.
+        # written only when set: older records dump as before.
         out: dict[str, Any] = handler(self)
-        for name in ("max_tokens", "schema_dialect"):
+        for name in ("max_tokens", "schema_dialect", "sampling", "started_at", "ended_at"):
             if name in out and out[name] is None:
                 del out[name]
         return out

@@ -48,11 +48,13 @@ from typing import Any, Literal, TypeVar
 import openai
 from pydantic import BaseModel, ValidationError
 
+from curiosity_tui.clock import utc_now_micro
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger.models import CallRecord
 from curiosity_tui.protocol import ratelimit, request_template, wire
 from curiosity_tui.protocol import retry as rt
 from curiosity_tui.protocol.run_context import run_headers
+from curiosity_tui.protocol.sampling import call_sampling, refused_param
 from curiosity_tui.textsafe import replace_unstorable, replace_unstorable_in_json
 
 T = TypeVar("T")
@@ -325,6 +327,9 @@ class ModelClient:
             max_retry_after_s=max_retry_after_s,
             retry_timeouts=retry_timeouts,
         )
+        #: sampling parameters the server rejected (HTTP 400 naming them) -> its message: not
+        #: sent again by this client (protocol/sampling.py; the probe records them)
+        self.refused_sampling: dict[str, str] = {}
         self.server_slots: int | None = None  # from the endpoint probe; 1 = one request at a time
         self.context_window: int | None = None  # tokens, where the server or a flag says
         self.max_reply_bytes = max_reply_bytes
@@ -484,12 +489,17 @@ class ModelClient:
             kind=kind, model=self.model, session=session, internal=internal, repair=repair
         )
         common.update(max_tokens=max_tokens, schema_dialect=dialect if wire is not None else None)
+        common.update(started_at=utc_now_micro())
+        sampled = call_sampling(kind, session, set(self.refused_sampling))
         start = time.perf_counter()
         retries = 0
         fell_back = False
         waits: list[float] = []
         while True:
             sent, kwargs = self._request(messages, max_tokens, schema, fmt, wire)
+            if sampled is not None:  # the run's sampling (protocol/sampling.py, issue 23.1)
+                kwargs.update(sampled[0])
+                common["sampling"] = sampled[1]
             oa = self._client()
 
             def make(
@@ -511,6 +521,10 @@ class ModelClient:
             except _Exhausted as ex:
                 retries += ex.retries
                 exc = ex.exc
+                if sampled is not None and self._refuses_sampling(exc, sampled[0]):
+                    sampled = call_sampling(kind, session, set(self.refused_sampling))
+                    retries += 1
+                    continue
                 if may_fall_back and self._is_format_refusal(exc, unknown=negotiating):
                     fmt, fell_back, retries = "json_object", True, retries + 1
                     continue
@@ -526,6 +540,7 @@ class ModelClient:
                     continue
                 record = CallRecord(
                     **common,
+                    ended_at=utc_now_micro(),
                     latency_s=time.perf_counter() - start,
                     retries=retries,
                     waited_s=round(sum(waits), 3),
@@ -543,6 +558,7 @@ class ModelClient:
             self.json_schema_supported = True
         record = CallRecord(
             **common,
+            ended_at=utc_now_micro(),
             latency_s=time.perf_counter() - start,
             retries=retries,
             waited_s=round(sum(waits), 3),
@@ -550,6 +566,18 @@ class ModelClient:
             response_format=fmt,
         )
         return self._reply(response, record, prior)
+
+    def _refuses_sampling(self, exc: Exception, sent: dict[str, Any]) -> bool:
+        """A 400/422 naming a sampling parameter this call sent: remembered for the client's
+        lifetime (the next calls record it as refused), True so the call goes again without it."""
+        if rt.status_of(exc) not in (400, 422) or rt.is_context_overflow(exc):
+            return False
+        _, text = self._describe(exc)
+        name = refused_param(text, sent)
+        if name is None:
+            return False
+        self.refused_sampling[name] = self._redact(text)[:300]
+        return True
 
     def _format_for(self, schema: type[BaseModel] | None) -> str | None:
         """The response format a call with ``schema`` uses now (None: free text)."""
@@ -645,11 +673,14 @@ class ModelClient:
         schema: type[BaseModel],
         max_tokens: int,
         object_schema: bool = False,
+        extra: dict[str, Any] | None = None,
+        call_kind: str = "probe",
     ) -> tuple[str, float, str | None]:
         """One probe request in response format ``fmt`` (the endpoint probe's trial): the
         reply text, seconds taken and finish reason. No record is kept; a 500 is not retried (it is the
         answer). Raises :class:`ModelCallError` with the failure's code."""
         sent, kwargs = self._request(messages, max_tokens, schema, fmt, object_schema=object_schema)
+        kwargs.update(extra or {})  # the sampling trial's parameters
         oa = self._client()
         start = time.perf_counter()
 
@@ -657,7 +688,7 @@ class ModelClient:
             return oa.chat.completions.create(
                 model=self.model,
                 messages=sent,  # type: ignore[arg-type]
-                extra_headers=self._headers("probe", 0),
+                extra_headers=self._headers(call_kind, 0),
                 timeout=self.timeout_s,
                 **kwargs,
             )
@@ -789,6 +820,7 @@ class ModelClient:
             internal=True,
             request_text=json.dumps(request, ensure_ascii=False),
             response_format="embeddings",
+            started_at=utc_now_micro(),
         )
         if not request:
             return [], record
@@ -810,6 +842,7 @@ class ModelClient:
             record.retries = ex.retries
             record.waited_s = round(sum(waits), 3)
             record.latency_s = time.perf_counter() - start
+            record.ended_at = utc_now_micro()
             self.calls.append(record)
             code, text = self._describe(ex.exc)
             if ex.note:
@@ -818,6 +851,7 @@ class ModelClient:
         record.retries = retries
         record.waited_s = round(sum(waits), 3)
         record.latency_s = time.perf_counter() - start
+        record.ended_at = utc_now_micro()
         data = sorted(response.data, key=lambda d: d.index)
         vectors = [list(map(float, d.embedding)) for d in data]
         if len(vectors) != len(request):

@@ -37,6 +37,7 @@ from curiosity_tui.ledger.endpoint_record import (
 from curiosity_tui.ledger.events import EndpointProbed
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.protocol.client import ModelCallError, ModelClient, parse_json_object
+from curiosity_tui.protocol.sampling import refused_param
 
 __all__ = [
     "EndpointCapabilities",
@@ -103,6 +104,7 @@ async def _server_info(client: ModelClient, caps: EndpointCapabilities) -> None:
         n_ctx = _int(props["default_generation_settings"].get("n_ctx"))
         if n_ctx:
             caps.context_window, caps.context_source = n_ctx, "props"
+        caps.sampling_defaults = _sampling_defaults(props["default_generation_settings"])
     models = await client.get_json("models")
     data = models.get("data") if isinstance(models, dict) else None
     if isinstance(data, list):
@@ -122,6 +124,61 @@ async def _server_info(client: ModelClient, caps: EndpointCapabilities) -> None:
                 if window:
                     caps.context_window, caps.context_source = window, "models"
                     break
+
+
+SAMPLING_KEYS = (
+    "temperature",
+    "top_p",
+    "top_k",
+    "min_p",
+    "typical_p",
+    "repeat_penalty",
+    "presence_penalty",
+    "frequency_penalty",
+    "seed",
+    "n_predict",
+    "stop",
+    "samplers",
+)
+"""The sampling values of llama.cpp's ``default_generation_settings`` the record keeps."""
+
+
+def _sampling_defaults(settings: dict[str, Any]) -> dict[str, Any] | None:
+    """The sampling defaults llama.cpp reports (at the top of ``default_generation_settings``
+    in older builds, under its ``params`` in newer ones); None when it reports none."""
+    params = settings.get("params")
+    source = params if isinstance(params, dict) else settings
+    found = {k: source[k] for k in SAMPLING_KEYS if k in source}
+    return found or None
+
+
+_SAMPLING_TRIAL = {"temperature": 0.0, "top_p": 1.0, "seed": 1}
+_SAMPLING_TRIAL_TOKENS = 16
+
+
+async def _sampling(client: ModelClient, caps: EndpointCapabilities) -> None:
+    """Does the server take temperature, top_p and seed? One small request with all three; a
+    400/422 naming one records it as refused (the run's calls then leave it out, each saying
+    so) and the request goes again without it. Other failures say nothing about sampling."""
+    sent = dict(_SAMPLING_TRIAL)
+    while sent:
+        try:
+            await client.probe_chat(
+                messages=_PROBE_MESSAGES,
+                fmt="prompt",
+                schema=ProbeReply,
+                max_tokens=_SAMPLING_TRIAL_TOKENS,
+                extra=sent,
+                call_kind="probe-sampling",
+            )
+        except ModelCallError as err:
+            name = refused_param(err.reason, sent) if err.code in ("http_400", "http_422") else None
+            if name is None:
+                return
+            caps.refused_sampling[name] = err.reason[:300]
+            del sent[name]
+            continue
+        return
 
 
 async def _trial(
@@ -256,6 +313,8 @@ async def probe_endpoint(client: ModelClient, opts: EndpointOptions) -> Endpoint
     finally:
         client.response_format = saved
     caps.schema_dialect = _dialect(caps)
+    if caps.response_format is not None:
+        await _sampling(client, caps)
     if opts.embedding_model:
         await _embeddings(client, caps, opts.embedding_model)
         if caps.embeddings == "served":
@@ -295,6 +354,7 @@ def apply_capabilities(client: ModelClient, caps: EndpointCapabilities) -> None:
         client.json_object_schema = caps.json_object_schema
     client.server_slots = caps.slots
     client.context_window = caps.context_window
+    client.refused_sampling.update(caps.refused_sampling)
 
 
 async def prepare_endpoint(client: ModelClient, opts: EndpointOptions) -> EndpointCapabilities:

@@ -35,6 +35,7 @@ from curiosity_tui.protocol.runner import (
     _curator_snapshot_exists,
     endpoint_overrides,
 )
+from curiosity_tui.protocol.sampling import CURRENT_SAMPLING, RunSampling, table_of_options
 from curiosity_tui.protocol.session import SessionFailure, SessionSettings, run_session
 
 
@@ -154,6 +155,7 @@ async def run_relay(
     check_relay(led, minds, sessions)
     meta = led.meta
     CURRENT_RUN.set(meta.name or led.path.name)
+    CURRENT_SAMPLING.set(RunSampling(table_of_options(meta.options), meta.name or led.path.name))
     st = minds.settings(led, overrides)
     result = RunResult(ledger=led.path.name, sessions_done=led.last_session)
     t0 = time.perf_counter()

@@ -26,6 +26,7 @@ from curiosity_tui.protocol.call_specs import curator_spec
 from curiosity_tui.protocol.client import ModelCallError, ModelClient
 from curiosity_tui.protocol.configs import get_configuration
 from curiosity_tui.protocol.run_context import CURRENT_RUN
+from curiosity_tui.protocol.sampling import CURRENT_SAMPLING, RunSampling
 from curiosity_tui.protocol.schemas import CuratorResponse
 from curiosity_tui.protocol.session import SessionFailure, SessionSettings, run_session
 
@@ -182,6 +183,8 @@ async def run_ledger(
     st = settings or SessionSettings.from_meta(
         meta, **{**endpoint_overrides(endpoint, meta), **(overrides or {})}
     )
+    if st.sampling is not None:  # the run's sampling on every call (issue 23.1), likewise
+        CURRENT_SAMPLING.set(RunSampling(st.sampling, meta.name or led.path.name))
     config = get_configuration(meta.config)
     result = RunResult(ledger=led.path.name, sessions_done=led.last_session)
     t0 = time.perf_counter()
