@@ -20,6 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from curiosity_tui.ledger.sampling_record import SamplingTable
 from curiosity_tui.packs.pack import PackItem
 from curiosity_tui.packs.rating import (
     MODEL_PREFIX,
@@ -32,6 +33,7 @@ from curiosity_tui.packs.rating import (
 )
 from curiosity_tui.packs.schemes import Question, Scheme
 from curiosity_tui.protocol.client import ModelCallError, ModelClient
+from curiosity_tui.protocol.sampling import sampling_scope
 from curiosity_tui.textsafe import terminal_safe
 
 __all__ = [
@@ -190,6 +192,7 @@ async def _rate_one(
             response_format=fmt,
             calls=len(err.records),
             code=err.code,
+            sampling=err.records[-1].sampling if err.records else None,
         )
         return None, by, err.reason
     by = ModelRating(
@@ -197,6 +200,7 @@ async def _rate_one(
         endpoint=endpoint,
         response_format=record.response_format,
         calls=1 + len(record.earlier),
+        sampling=record.sampling,
     )
     return _answers_of(reply, scheme), by, None
 
@@ -208,6 +212,7 @@ async def rate_pack(
     concurrency: int = DEFAULT_CONCURRENCY,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     progress: Callable[[str, bool], None] | None = None,
+    sampling: SamplingTable | None = None,
 ) -> ModelRatingRun:
     """Rate every item the model rater has no rating of yet (unrated, or missing before),
     at most ``concurrency`` calls at a time, saving each in pack order as soon as it and
@@ -221,10 +226,15 @@ async def rate_pack(
     gate = asyncio.Semaphore(concurrency)
     place = {item_id: n for n, item_id in enumerate(session.order, start=1)}
 
+    # the rater group of ``sampling`` (default: the protocol's, temperature 0); each call's seed
+    # from the rater's name and the item's place (protocol/sampling.py)
+    table = (sampling or SamplingTable()).resolved()
+
     async def bounded(item_id: str) -> _Outcome:
         async with gate:
             item = session.pack.item(item_id)
-            return await _rate_one(client, session.scheme, item, place[item_id], max_tokens)
+            with sampling_scope(table, session.rater):
+                return await _rate_one(client, session.scheme, item, place[item_id], max_tokens)
 
     tasks = [asyncio.ensure_future(bounded(i)) for i in todo]
     run = ModelRatingRun(

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.clock import utc_now_milli
 from curiosity_tui.errors import InputError, StorageError, os_reason
+from curiosity_tui.ledger.sampling_record import CallSampling
 from curiosity_tui.packs.pack import RATINGS_DIR, Pack, PackItem
 from curiosity_tui.packs.schemes import Question, Scheme
 from curiosity_tui.textfiles import utf8_lines
@@ -80,6 +81,9 @@ class ModelRating(BaseModel):
     response_format: str | None = None
     calls: int = Field(ge=0)
     code: str | None = Field(default=None, description="failure code of a missing rating")
+    sampling: CallSampling | None = Field(
+        default=None, description="what the rating call was sent with (issue 23.1)"
+    )
 
 
 class RatingRecord(BaseModel):
