@@ -34,6 +34,7 @@ from curiosity_tui.analysis.sweep import SweepResult, sweep_runs
 from curiosity_tui.analysis.tables import MetricsDoc, build, order_configs
 from curiosity_tui.analysis.verdict import VerdictReport, format_report, verdict_for
 from curiosity_tui.errors import CuriosityError, InputError
+from curiosity_tui.provenance import markdown_footer
 
 
 class AuditCounts(BaseModel):
@@ -329,6 +330,7 @@ def write_report(run_dir: Path, out: Path, *, registry: Registry | None = None) 
     except OSError as err:
         raise InputError(f"{out_dir}: cannot create: {err.strerror or err}") from err
     text = build_report(run_dir, registry=registry, out_dir=out_dir, stem=md.stem)
+    text = text.rstrip("\n") + "\n\n" + markdown_footer()  # what produced it (issue 23.3)
     try:
         md.write_text(text, encoding="utf-8")
     except OSError as err:

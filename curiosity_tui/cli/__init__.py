@@ -23,6 +23,7 @@ from curiosity_tui.cli import (
     ledger_cmds,
     pack_cmds,
     pilot_cmds,
+    provenance_cmds,
     relay_cmds,
     run_cmds,
 )
@@ -44,6 +45,7 @@ COMMAND_MODULES = (
     analysis_cmds,
     attraction_cmds,
     keys_cmds,
+    provenance_cmds,
 )
 
 

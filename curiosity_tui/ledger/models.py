@@ -23,6 +23,7 @@ from curiosity_tui.contract_switches import canonical_name
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger.endpoint_record import EndpointCapabilities
 from curiosity_tui.ledger.sampling_record import CallSampling
+from curiosity_tui.provenance import Provenance
 
 NodeStatus = Literal["open", "dormant", "closed", "archived", "merged"]
 RequirementStatus = Literal["unchecked", "satisfied", "not_satisfied", "waived"]
@@ -178,12 +179,16 @@ class RunMeta(_Record):
     #: the latest endpoint probe (``endpoint_probed`` events, not fixed at creation); left out
     #: of the dump while unset, so ``ledger_created`` data is as before it was declared
     endpoint: EndpointCapabilities | None = None
+    #: what created the ledger (issue 23.3: tool, git commit, packages, platform); left out of
+    #: the dump while unset, so older ``ledger_created`` data is as it was
+    provenance: Provenance | None = None
 
     @model_serializer(mode="wrap")
     def _omit_unset_endpoint(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         out: dict[str, Any] = handler(self)
-        if out.get("endpoint", 0) is None:
-            del out["endpoint"]
+        for name in ("endpoint", "provenance"):
+            if out.get(name, 0) is None:
+                del out[name]
         return out
 
 
@@ -327,6 +332,7 @@ _OMIT_WHEN_UNSET: dict[str, Any] = {
     "tension": None,
     "closure": None,
     "mind": None,
+    "provenance": None,
 }
 
 
@@ -363,6 +369,8 @@ class SessionRecord(_Record):
     tension: TensionTerms | None = None  # protocol sessions only
     closure: SessionClosure | None = None  # ANSWER decisions only
     mind: Mind | None = None  # who took the session (relay runs; unset before issue 15)
+    #: what ran the session, when it differs from what created the ledger (issue 23.3)
+    provenance: Provenance | None = None
 
     @model_serializer(mode="wrap")
     def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field, ValidationError
 from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.errors import InputError
 from curiosity_tui.packs.schemes import Scheme, scheme_sha256
+from curiosity_tui.provenance import Provenance
 from curiosity_tui.textfiles import utf8_lines
 
 __all__ = [
@@ -93,6 +94,9 @@ class PackManifest(BaseModel):
         description="built from runs whose replies came from the built-in scripted server, "
         "not a model (practice material); the items themselves do not say so",
     )
+    provenance: Provenance | None = Field(
+        default=None, description="what built the pack (issue 23.3); null before it was kept"
+    )
 
 
 class ExportMarker(BaseModel):
@@ -104,6 +108,9 @@ class ExportMarker(BaseModel):
     items_sha256: str
     rater: str
     exported_at: str
+    provenance: Provenance | None = Field(
+        default=None, description="what made the copy (issue 23.3); null before it was kept"
+    )
 
 
 class KeyEntry(BaseModel):

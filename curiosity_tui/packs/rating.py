@@ -25,6 +25,8 @@ from curiosity_tui.errors import InputError, StorageError, os_reason
 from curiosity_tui.ledger.sampling_record import CallSampling
 from curiosity_tui.packs.pack import RATINGS_DIR, Pack, PackItem
 from curiosity_tui.packs.schemes import Question, Scheme
+from curiosity_tui.provenance import Provenance
+from curiosity_tui.provenance import current as current_provenance
 from curiosity_tui.textfiles import utf8_lines
 
 __all__ = [
@@ -103,6 +105,10 @@ class RatingRecord(BaseModel):
         default=None,
         description="sha256 of the pack's items the rater saw; checked by `ratings import` "
         "(absent from records saved before exports existed)",
+    )
+    provenance: Provenance | None = Field(
+        default=None,
+        description="what saved the record (issue 23.3); absent from records saved before",
     )
 
     @property
@@ -445,6 +451,7 @@ class RatingSession:
                 missing=missing,
                 by_model=by_model,
                 items_sha256=self.pack.manifest.items_sha256,
+                provenance=current_provenance(),
             )
             body = "".join(r.line() for r in [*on_disk, rec])
             atomic_write_bytes(self.path, body.encode("utf-8"))
