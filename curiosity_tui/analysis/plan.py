@@ -155,6 +155,9 @@ class PilotPlan(BaseModel):
     #: temperature, top_p, seed and stop per call group (issue 23.1); None = the protocol's
     #: defaults (ledger/sampling_record.py, docs/model-io.md)
     sampling: SamplingTable | None = None
+    #: the model file the server runs (a path on the machine that runs the pilot): its sha256
+    #: goes into every run's endpoint record (issue 23.2); ``--model-file`` wins
+    model_file: str | None = Field(None, min_length=1)
 
     @field_validator("name")
     @classmethod

@@ -29,6 +29,7 @@ from curiosity_tui.analysis.report_tables import (
     sweep_md,
     tokens_md,
 )
+from curiosity_tui.analysis.run_conditions import conditions_section
 from curiosity_tui.analysis.rundata import RunData, load_runs
 from curiosity_tui.analysis.sweep import SweepResult, sweep_runs
 from curiosity_tui.analysis.tables import MetricsDoc, build, order_configs
@@ -310,6 +311,7 @@ def build_report(
         lines += ["### Differences (a − b of the means; 95% bootstrap interval, runs resampled)"]
         lines += ["", *diffs, ""]
     lines += _audit_section(runs)
+    lines += conditions_section(runs)  # sampling, server, tool (issue 23)
     lines += ["## Limits the data imposes", ""]
     lines += [f"- {x}" for x in limits(runs)]
     lines.append("")

@@ -148,6 +148,8 @@ def _pilot_run(args: argparse.Namespace) -> int:
     if args.concurrency < 1:
         raise InputError("--concurrency must be at least 1")
     plan, text, all_specs = _specs(args)
+    if getattr(args, "model_file", None) is None and plan.model_file:
+        args.model_file = Path(plan.model_file)  # hashed into the endpoint record
     specs = shard_of(all_specs, shard)
     if not specs:
         print(f"shard {shard.label}: no runs (the plan has {len(all_specs)})")

@@ -58,6 +58,13 @@ def _capability_flags(g: argparse._ArgumentGroup) -> None:
         "--context-window", type=int, help="the server's context in tokens, if it does not say"
     )
     g.add_argument(
+        "--model-file",
+        type=Path,
+        default=None,
+        help="the model file the server runs (e.g. the GGUF): its sha256 goes into the "
+        "endpoint record, and a different file between sessions is recorded as a server change",
+    )
+    g.add_argument(
         "--embedding-fallback",
         choices=["none", "offline"],
         default="none",
@@ -102,6 +109,7 @@ def endpoint_options(args: argparse.Namespace) -> Any:
         embedding_model=getattr(args, "embedding_model", None),
         embedding_fallback=getattr(args, "embedding_fallback", "none"),
         context_window=getattr(args, "context_window", None),
+        model_file=getattr(args, "model_file", None),
     )
 
 

@@ -21,7 +21,7 @@ from pydantic import (
 
 from curiosity_tui.contract_switches import canonical_name
 from curiosity_tui.errors import InputError
-from curiosity_tui.ledger.endpoint_record import EndpointCapabilities
+from curiosity_tui.ledger.endpoint_record import EndpointCapabilities, ServerChange
 from curiosity_tui.ledger.sampling_record import CallSampling
 from curiosity_tui.provenance import Provenance
 
@@ -182,6 +182,9 @@ class RunMeta(_Record):
     #: what created the ledger (issue 23.3: tool, git commit, packages, platform); left out of
     #: the dump while unset, so older ``ledger_created`` data is as it was
     provenance: Provenance | None = None
+    #: ``server_changed`` events: the server said something else about itself between two
+    #: sessions (issue 23.2); left out of the dump while empty
+    server_changes: list[ServerChange] = Field(default_factory=list)
 
     @model_serializer(mode="wrap")
     def _omit_unset_endpoint(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -189,6 +192,8 @@ class RunMeta(_Record):
         for name in ("endpoint", "provenance"):
             if out.get(name, 0) is None:
                 del out[name]
+        if out.get("server_changes") == []:
+            del out["server_changes"]
         return out
 
 
@@ -263,6 +268,12 @@ class CallRecord(_Record):
         "with ('server-default': not sent; refused: rejected by the server). Null on calls "
         "recorded before sampling was (issue 23).",
     )
+    response_model: str | None = Field(
+        default=None, description="The model the reply says produced it (its 'model' field)."
+    )
+    system_fingerprint: str | None = Field(
+        default=None, description="The reply's system_fingerprint, where the server sends one."
+    )
     started_at: str | None = Field(
         default=None, description="When the call began (UTC, microseconds; issue 23.4)."
     )
@@ -279,7 +290,15 @@ class CallRecord(_Record):
     def _omit_unset_limits(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # written only when set: older records dump as before.
         out: dict[str, Any] = handler(self)
-        for name in ("max_tokens", "schema_dialect", "sampling", "started_at", "ended_at"):
+        for name in (
+            "max_tokens",
+            "schema_dialect",
+            "sampling",
+            "response_model",
+            "system_fingerprint",
+            "started_at",
+            "ended_at",
+        ):
             if name in out and out[name] is None:
                 del out[name]
         return out

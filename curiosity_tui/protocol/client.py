@@ -230,6 +230,11 @@ def _longest_string(value: Any) -> int:
     return 0
 
 
+def _short_str(value: Any, limit: int = 200) -> str | None:
+    """A reply's identifying string as stored: None unless a string; at most ``limit`` chars."""
+    return replace_unstorable(value[:limit])[0] if isinstance(value, str) else None
+
+
 def reply_excerpt(text: str, limit: int = 2000) -> str:
     """The start of an oversized reply, marked as cut (what the record keeps)."""
     return f"{text[:limit]}\n[... cut: the reply was {len(text)} characters]"
@@ -640,6 +645,9 @@ class ModelClient:
         record.completion_tokens = fields.completion_tokens
         record.finish_reason = fields.finish_reason
         record.response_text = content
+        if isinstance(response, dict):  # what the server says produced the reply (issue 23.2)
+            record.response_model = _short_str(response.get("model"))
+            record.system_fingerprint = _short_str(response.get("system_fingerprint"))
         if refusal and not fields.content:
             record.refusal = True
         self.calls.append(record)

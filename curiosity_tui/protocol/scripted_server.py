@@ -29,7 +29,9 @@ flags): ``json_schema_status`` (500 plays llama-cpp-python, which answers a stri
 estimate plus ``max_tokens`` do not fit; also reported by ``GET /v1/models``), ``llama_props``
 (``GET /props`` as llama.cpp: ``default_generation_settings.n_ctx``, ``total_slots``) and
 ``one_slot`` (one chat request served at a time, as a one-slot llama-server), ``rejects``
-(request parameters answered with a 400 naming them, as a server without ``seed``). Probe requests
+(request parameters answered with a 400 naming them, as a server without ``seed``),
+``system_fingerprint`` (sent with every chat reply) and ``props_extra`` (more of ``/props``:
+``model_path``, ``build_info``, ``chat_template``). Probe requests
 (kind ``probe``) get a reply that follows the request's schema when no rule answers them.
 
 Usage::
@@ -244,6 +246,8 @@ class ScriptedServer:
         slots: int = 4,
         one_slot: bool = False,
         rejects: tuple[str, ...] = (),
+        system_fingerprint: str | None = None,
+        props_extra: dict[str, Any] | None = None,
     ) -> None:
         self.script = script or Script()
         self.responder = responder
@@ -261,6 +265,10 @@ class ScriptedServer:
         self.slots = 1 if one_slot else slots
         #: request parameters answered with a 400 naming them (a server without ``seed``)
         self.rejects = tuple(rejects)
+        #: sent with every chat reply when set (as OpenAI's system_fingerprint)
+        self.system_fingerprint = system_fingerprint
+        #: more of llama.cpp's /props (model_path, build_info, chat_template) with llama_props
+        self.props_extra = dict(props_extra or {})
         self._slot = threading.Lock() if one_slot else None
         self.requests: list[RecordedRequest] = []
         #: each request's body as it arrived, in the order of ``requests`` (wire tests)
@@ -457,7 +465,7 @@ class ScriptedServer:
         messages = body.get("messages") or []
         prompt_text = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
         prompt = estimate_tokens(prompt_text)
-        return {
+        out: dict[str, Any] = {
             "id": f"chatcmpl-scripted-{self._next_id()}",
             "object": "chat.completion",
             "created": int(time.time()),
@@ -476,6 +484,9 @@ class ScriptedServer:
                 "total_tokens": prompt + completion,
             },
         }
+        if self.system_fingerprint is not None:
+            out["system_fingerprint"] = self.system_fingerprint
+        return out
 
     def handle_embeddings(self, headers: dict[str, str], body: dict[str, Any]) -> dict[str, Any]:
         if not self.embeddings:
@@ -571,6 +582,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif self.path.rstrip("/") == "/props" and owner.llama_props:
             settings = {"n_ctx": owner.context_window or 4096, "params": LLAMA_DEFAULTS}
             props = {"default_generation_settings": settings, "total_slots": owner.slots}
+            props.update(owner.props_extra)
             self._send(200, props)
         else:
             self._error(_HTTPError(404, f"no such path {self.path}"))
