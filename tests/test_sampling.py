@@ -303,3 +303,19 @@ def test_call_seeds_are_stable_and_distinct() -> None:
     # the separator keeps ("1", "2") and ("12", "") apart
     assert call_seed(1, "2", 3, "x") != call_seed(12, "", 3, "x")
     assert json.dumps(call_seed(5, "r", 1, "d")).isdigit()
+
+
+def test_a_top_level_flag_sets_every_group() -> None:
+    """``--sampling temperature=0`` over a plan (or a ledger's resolved table) that gives the
+    candidates 0.9: every group, candidates included, is sent 0."""
+    from curiosity_tui.ledger.sampling_record import GROUPS
+
+    plan = SamplingTable.model_validate(
+        {"seed": 3, "candidate": {"temperature": 0.9, "top_p": 0.9}}
+    ).resolved()
+    flagged = plan.with_override("temperature", 0).resolved()
+    assert all(getattr(flagged, g).temperature == 0 for g in GROUPS)
+    assert flagged.candidate is not None and flagged.candidate.top_p == 0.9  # untouched
+    one = plan.with_override("judge.top_p", 0.5).resolved()
+    assert one.judge is not None and one.judge.top_p == 0.5
+    assert one.candidate == plan.candidate and one.seed == 3

@@ -144,6 +144,12 @@ def call_flags(p: argparse.ArgumentParser) -> None:
         'checker.stop=["END"]; repeat for several (docs/model-io.md)',
     )
     g.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="a resumed session asks the model again for every call, instead of reusing the "
+        "replies its killed or failed attempt already got (docs/model-io.md)",
+    )
+    g.add_argument(
         "--schema-dialect",
         choices=["strict", "full"],
         default=None,
@@ -414,6 +420,7 @@ def _run(args: argparse.Namespace) -> int:
                     led.meta, **{**endpoint_overrides(caps, led.meta), **overrides}
                 ),
                 endpoint=caps,
+                cache=not args.no_cache,
             )
 
         result = asyncio.run(_closing(client, work()))

@@ -213,6 +213,14 @@ class Event(BaseModel):
     hash: str
 
 
+class CachedFrom(_Record):
+    """The call a cached reply came from (issue 23.5): its request digest and its times."""
+
+    request_sha256: str
+    started_at: str | None = None
+    ended_at: str | None = None
+
+
 class CallRecord(_Record):
     """One model call (one logical attempt; HTTP retries are counted inside it), from the
     client (``ModelClient.calls``) to the session record in the journal: one class throughout.
@@ -274,6 +282,16 @@ class CallRecord(_Record):
     system_fingerprint: str | None = Field(
         default=None, description="The reply's system_fingerprint, where the server sends one."
     )
+    request_sha256: str | None = Field(
+        default=None,
+        description="sha256 of the request body as canonical JSON: equal digests, equal "
+        "requests (issue 23.5: the reply cache and --replay-from match on it).",
+    )
+    cached: bool = Field(
+        default=False,
+        description="Answered from a recorded reply (a resumed session, or a replay), not sent.",
+    )
+    cached_from: CachedFrom | None = None
     started_at: str | None = Field(
         default=None, description="When the call began (UTC, microseconds; issue 23.4)."
     )
@@ -296,11 +314,15 @@ class CallRecord(_Record):
             "sampling",
             "response_model",
             "system_fingerprint",
+            "request_sha256",
+            "cached_from",
             "started_at",
             "ended_at",
         ):
             if name in out and out[name] is None:
                 del out[name]
+        if out.get("cached") is False:
+            del out["cached"]
         return out
 
 

@@ -133,13 +133,18 @@ class SamplingTable(_Rec):
         return SamplingTable(seed=self.seed, **groups)
 
     def with_override(self, dotted: str, value: Any) -> SamplingTable:
-        """This table with ``dotted`` (``seed``, ``temperature``, ``candidate.top_p`` …) set."""
+        """This table with ``dotted`` set: ``candidate.top_p`` sets one group's value; a
+        top-level ``temperature`` / ``top_p`` / ``stop`` sets every group's (a flag over a plan
+        wins over what its groups say); ``seed`` the run seed."""
         data = self.model_dump(exclude_none=True)
         group, _, name = dotted.rpartition(".")
         if group:
             data.setdefault(group, {})[name] = value
         else:
             data[name] = value
+            for g in GROUPS:
+                if isinstance(data.get(g), dict):
+                    data[g].pop(name, None)
         return SamplingTable.model_validate(data)
 
 

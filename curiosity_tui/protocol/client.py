@@ -53,6 +53,12 @@ from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger.models import CallRecord
 from curiosity_tui.protocol import ratelimit, request_template, wire
 from curiosity_tui.protocol import retry as rt
+from curiosity_tui.protocol.reply_cache import (
+    CURRENT_CACHE,
+    ReplyCache,
+    cached_record,
+    request_digest,
+)
 from curiosity_tui.protocol.run_context import run_headers
 from curiosity_tui.protocol.sampling import call_sampling, refused_param
 from curiosity_tui.textsafe import replace_unstorable, replace_unstorable_in_json
@@ -265,9 +271,14 @@ def _post_chat(
     ``oa.post`` (``request_template.post_json``: its options built cheaply, the request from
     its shape's template). The reply comes back as parsed JSON (``cast_to=object``), read by
     ``wire.reply_fields_of_json``."""
-    extra = dict(kwargs)
-    body = {"model": model, "messages": messages, **extra.pop("extra_body", {}), **extra}
+    body = chat_body(model, messages, kwargs)
     return request_template.post_json(oa, "/chat/completions", body, headers, timeout)
+
+
+def chat_body(model: str, messages: list[dict[str, str]], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The JSON body of a chat request (``kwargs``: the token limit, sampling, ``extra_body``)."""
+    extra = dict(kwargs)
+    return {"model": model, "messages": messages, **extra.pop("extra_body", {}), **extra}
 
 
 class _Exhausted(Exception):
@@ -505,6 +516,12 @@ class ModelClient:
             if sampled is not None:  # the run's sampling (protocol/sampling.py, issue 23.1)
                 kwargs.update(sampled[0])
                 common["sampling"] = sampled[1]
+            common["request_sha256"] = request_digest(chat_body(self.model, sent, kwargs))
+            cache = CURRENT_CACHE.get()
+            if cache is not None:  # a resumed session or a replay (protocol/reply_cache.py)
+                hit = self._from_cache(cache, common, prior, repair)
+                if hit is not None:
+                    return hit
             oa = self._client()
 
             def make(
@@ -570,7 +587,37 @@ class ModelClient:
             request_text=render_messages(sent),
             response_format=fmt,
         )
-        return self._reply(response, record, prior)
+        content, record = self._reply(response, record, prior)
+        cache = CURRENT_CACHE.get()
+        if cache is not None and schema is None:  # free text is accepted as it came
+            cache.keep(session, [record])  # for a resume after a failure or a kill
+        return content, record
+
+    def _from_cache(
+        self,
+        cache: ReplyCache,
+        common: dict[str, Any],
+        prior: Sequence[CallRecord],
+        repair: bool,
+    ) -> tuple[str, CallRecord] | None:
+        """The recorded reply to this exact request, as this call's record; None when there is
+        none (a strict cache, a replay, then fails the call without sending anything)."""
+        original = cache.take(common["request_sha256"])
+        if original is not None:
+            record = cached_record(original, repair=repair)
+            self.calls.append(record)
+            return record.response_text, record
+        if not cache.strict:
+            return None
+        record = CallRecord(**common, ended_at=utc_now_micro())
+        self.calls.append(record)
+        raise self._fail(
+            record,
+            "replay_miss",
+            "the replayed run has no recorded reply to this exact request (the replay "
+            "diverged from the original run here)",
+            [*prior, record],
+        )
 
     def _refuses_sampling(self, exc: Exception, sent: dict[str, Any]) -> bool:
         """A 400/422 naming a sampling parameter this call sent: remembered for the client's
@@ -791,6 +838,9 @@ class ModelClient:
                         if validator is not None:
                             validator(value)
                         record.earlier = records[:-1]
+                        cache = CURRENT_CACHE.get()
+                        if cache is not None:  # accepted: kept for a resume, with its repair
+                            cache.keep(session, [r for r in records if not r.cached])
                         return value, record
                     except ValidationError as exc:
                         problem = describe_validation_error(exc)

@@ -25,6 +25,7 @@ from curiosity_tui.protocol import prompts
 from curiosity_tui.protocol.call_specs import curator_spec
 from curiosity_tui.protocol.client import ModelCallError, ModelClient
 from curiosity_tui.protocol.configs import get_configuration
+from curiosity_tui.protocol.reply_cache import CURRENT_CACHE, ReplyCache
 from curiosity_tui.protocol.run_context import CURRENT_RUN
 from curiosity_tui.protocol.sampling import CURRENT_SAMPLING, RunSampling
 from curiosity_tui.protocol.schemas import CuratorResponse
@@ -167,11 +168,15 @@ async def run_ledger(
     settings: SessionSettings | None = None,
     endpoint: EndpointCapabilities | None = None,
     overrides: dict[str, Any] | None = None,
+    cache: bool = True,
+    replay: ReplyCache | None = None,
 ) -> RunResult:
     """Run sessions until ``sessions`` are committed (resuming after the last committed one).
     Stops at the first failed session (recorded), so a later call resumes from it.
     ``endpoint``: the probe's record, stored in the journal before the first session run
-    here (unless the ledger's latest record says the same)."""
+    here (unless the ledger's latest record says the same). ``cache``: a resumed session
+    reuses the replies its killed or failed attempt got (protocol/reply_cache.py);
+    ``replay``: every call answered from a recorded run, none sent."""
     if endpoint is not None and led.last_session < sessions:
         from curiosity_tui.protocol.endpoint import record_endpoint
 
@@ -192,6 +197,8 @@ async def run_ledger(
     prev_focus = records[-1].focus if records else None
     carried: list[CallRecord] = []
     for t in range(led.last_session + 1, sessions + 1):
+        replies = replay or (ReplyCache.for_session(led.path, t) if cache else None)
+        CURRENT_CACHE.set(replies)
         if (
             t >= 2
             and config.curator
@@ -229,6 +236,8 @@ async def run_ledger(
                 )
             break
         carried = []
+        if replies is not None and replay is None:
+            replies.session_done()  # its replies are in the journal now
         prev_focus = rec.focus
         result.sessions_done = t
         if progress:
@@ -312,9 +321,13 @@ async def run_pilot(
     progress: ProgressFn | None = None,
     overrides: dict[str, Any] | None = None,
     endpoint: EndpointCapabilities | None = None,
+    cache: bool = True,
+    replay_from: Path | None = None,
 ) -> list[RunResult]:
     """Run many runs concurrently (at most ``concurrency`` at once); resumes existing ledgers.
-    ``overrides`` are SessionSettings fields (caps, context window, dialect) for every run."""
+    ``overrides`` are SessionSettings fields (caps, context window, dialect) for every run.
+    ``replay_from``: a pilot's output folder; each run's calls are answered from its ledger
+    there (``--replay-from``), none sent."""
     if concurrency < 1:
         raise InputError("--concurrency must be at least 1")
     out.mkdir(parents=True, exist_ok=True)
@@ -323,6 +336,7 @@ async def run_pilot(
     async def one(spec: RunSpec) -> RunResult:
         async with sem:
             path = out / spec.name
+            replay = ReplyCache.for_replay(replay_from / spec.name) if replay_from else None
             led = Ledger.create(path, spec.meta, exist_ok=True)
             try:
                 return await run_ledger(
@@ -332,9 +346,15 @@ async def run_pilot(
                     embedder=embedder,
                     progress=progress,
                     settings=SessionSettings.from_meta(
-                        led.meta, **{**endpoint_overrides(endpoint, led.meta), **(overrides or {})}
+                        led.meta,
+                        **{
+                            **endpoint_overrides(replay.endpoint if replay else endpoint, led.meta),
+                            **(overrides or {}),
+                        },
                     ),
-                    endpoint=endpoint,
+                    endpoint=replay.endpoint if replay is not None else endpoint,
+                    cache=cache,
+                    replay=replay,
                 )
             finally:
                 led.close()
