@@ -49,7 +49,7 @@ def python() -> str:
 def file_bytes() -> Callable[[Path], dict[str, bytes]]:
     """Every file under a directory (relative path -> bytes), the writer lock and the reply
     cache of a session in progress excepted (``reply-cache.jsonl``: replies kept for a resume,
-    not ledger state; protocol/reply_cache.py)."""
+    not ledger state; modelio/reply_cache.py)."""
 
     def read(root: Path) -> dict[str, bytes]:
         return {

@@ -14,10 +14,10 @@ from curiosity_tui.app import make_app
 from curiosity_tui.ledger import Ledger
 from curiosity_tui.ledger.models import RunMeta
 from curiosity_tui.ledger.sampling_record import SamplingTable
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.research import ResearchResponder
-from curiosity_tui.protocol.runner import run_ledger
-from curiosity_tui.protocol.scripted_server import ScriptedServer
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.offline.research import ResearchResponder
+from curiosity_tui.offline.scripted_server import ScriptedServer
+from curiosity_tui.runs.runner import run_ledger
 from curiosity_tui.screens.rendering import RenderingScreen
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,7 +14,7 @@ from curiosity_tui import provenance
 from curiosity_tui.cli import main
 from curiosity_tui.ledger import Ledger
 from curiosity_tui.ledger.models import RunMeta
-from curiosity_tui.protocol.scripted_server import ScriptedServer
+from curiosity_tui.offline.scripted_server import ScriptedServer
 
 PLAN = """\
 name = "prov"
@@ -174,9 +174,9 @@ def test_a_session_under_another_tool_records_it_and_old_ledgers_stay_as_they_we
     ledger from before provenance was kept replays to the same state (no block in its meta)."""
     import asyncio
 
-    from curiosity_tui.protocol.client import ModelClient
-    from curiosity_tui.protocol.research import ResearchResponder
-    from curiosity_tui.protocol.runner import run_ledger
+    from curiosity_tui.modelio.client import ModelClient
+    from curiosity_tui.offline.research import ResearchResponder
+    from curiosity_tui.runs.runner import run_ledger
 
     older = provenance.current().model_copy(update={"version": "0.0.1"})
     led = Ledger.create(

@@ -19,10 +19,10 @@ import pytest
 
 from curiosity_tui.cli import main
 from curiosity_tui.ledger import Ledger
+from curiosity_tui.modelio.reply_cache import CACHE_FILE
+from curiosity_tui.offline.research import ResearchResponder
+from curiosity_tui.offline.scripted_server import Script, ScriptedServer, ScriptRule
 from curiosity_tui.protocol.configs import CONFIG_NAMES
-from curiosity_tui.protocol.reply_cache import CACHE_FILE
-from curiosity_tui.protocol.research import ResearchResponder
-from curiosity_tui.protocol.scripted_server import Script, ScriptedServer, ScriptRule
 
 SEED = "Did the printing press cause the Reformation?"
 DEADLINE_S = 120.0

@@ -16,11 +16,11 @@ from curiosity_tui.cli import main
 from curiosity_tui.ledger import Ledger
 from curiosity_tui.ledger.models import RunMeta
 from curiosity_tui.ledger.sampling_record import PROTOCOL_DEFAULTS, SamplingTable, group_of
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.research import ResearchResponder
-from curiosity_tui.protocol.runner import run_ledger
-from curiosity_tui.protocol.sampling import call_seed
-from curiosity_tui.protocol.scripted_server import LLAMA_DEFAULTS, ScriptedServer
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.modelio.sampling import call_seed
+from curiosity_tui.offline.research import ResearchResponder
+from curiosity_tui.offline.scripted_server import LLAMA_DEFAULTS, ScriptedServer
+from curiosity_tui.runs.runner import run_ledger
 
 SEED = "Did the printing press cause the Reformation?"
 PLAN = """\

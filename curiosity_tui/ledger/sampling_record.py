@@ -3,7 +3,7 @@
 A run's :class:`SamplingTable` is fixed at creation (``RunMeta.options["sampling"]``, from a
 plan's ``[sampling]`` table and the ``--sampling`` flags) and each chat call records the values
 it was sent with (:class:`CallSampling`, ``CallRecord.sampling``). The wire side (per-call seeds,
-what goes into the request, a refused parameter) is :mod:`curiosity_tui.protocol.sampling`.
+what goes into the request, a refused parameter) is :mod:`curiosity_tui.modelio.sampling`.
 
 "server-default" is a value, never an absence: the parameter is then not sent, and the endpoint
 record keeps what the server says its default is (llama.cpp ``/props``), else "unknown".

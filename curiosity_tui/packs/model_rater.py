@@ -21,6 +21,8 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from curiosity_tui.ledger.sampling_record import SamplingTable
+from curiosity_tui.modelio.client import ModelCallError, ModelClient
+from curiosity_tui.modelio.sampling import sampling_scope
 from curiosity_tui.packs.pack import PackItem
 from curiosity_tui.packs.rating import (
     MODEL_PREFIX,
@@ -32,8 +34,6 @@ from curiosity_tui.packs.rating import (
     validate_answers,
 )
 from curiosity_tui.packs.schemes import Question, Scheme
-from curiosity_tui.protocol.client import ModelCallError, ModelClient
-from curiosity_tui.protocol.sampling import sampling_scope
 from curiosity_tui.textsafe import terminal_safe
 
 __all__ = [
@@ -227,7 +227,7 @@ async def rate_pack(
     place = {item_id: n for n, item_id in enumerate(session.order, start=1)}
 
     # the rater group of ``sampling`` (default: the protocol's, temperature 0); each call's seed
-    # from the rater's name and the item's place (protocol/sampling.py)
+    # from the rater's name and the item's place (modelio/sampling.py)
     table = (sampling or SamplingTable()).resolved()
 
     async def bounded(item_id: str) -> _Outcome:

@@ -13,10 +13,10 @@ from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import CallRecord, RunMeta, SessionRecord
 from curiosity_tui.ledger.sampling_record import SamplingTable
-from curiosity_tui.protocol.call_schemas import DIALECTS, CallSpec, Dialect
-from curiosity_tui.protocol.client import ModelCallError, ModelClient
+from curiosity_tui.modelio.call_schemas import DIALECTS, CallSpec, Dialect
+from curiosity_tui.modelio.client import ModelCallError, ModelClient
+from curiosity_tui.modelio.sampling import draw_scope, table_of_options
 from curiosity_tui.protocol.configs import Configuration, get_configuration
-from curiosity_tui.protocol.sampling import draw_scope, table_of_options
 
 T = TypeVar("T")
 

@@ -12,7 +12,7 @@ from real_proxy import RecordingProxy
 from real_runs import assert_completed, run_configuration
 
 from curiosity_tui.ledger import Ledger
-from curiosity_tui.protocol.sampling import call_seed
+from curiosity_tui.modelio.sampling import call_seed
 
 SAMPLING = ("--sampling", "seed=7", "--sampling", "temperature=0")
 

@@ -5,7 +5,7 @@ server). Every request carries ``X-Curiosity-Call: <kind>`` and
 ``X-Curiosity-Session: <n>``; every call — success or failure — leaves one
 :class:`CallRecord` in ``ModelClient.calls``, which the session record stores.
 
-* Retries (``protocol/retry.py``): HTTP 408/409/429/500/502/503/504 and
+* Retries (``modelio/retry.py``): HTTP 408/409/429/500/502/503/504 and
   connection errors are retried up to ``max_retries`` times, waiting what
   ``Retry-After`` says or else exponential backoff with jitter; 400/401/403/
   404/422/501 never are. A timeout is re-sent only where the server can serve
@@ -51,16 +51,16 @@ from pydantic import BaseModel, ValidationError
 from curiosity_tui.clock import utc_now_micro
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger.models import CallRecord
-from curiosity_tui.protocol import ratelimit, request_template, wire
-from curiosity_tui.protocol import retry as rt
-from curiosity_tui.protocol.reply_cache import (
+from curiosity_tui.modelio import ratelimit, request_template, wire
+from curiosity_tui.modelio import retry as rt
+from curiosity_tui.modelio.reply_cache import (
     CURRENT_CACHE,
     ReplyCache,
     cached_record,
     request_digest,
 )
-from curiosity_tui.protocol.run_context import run_headers
-from curiosity_tui.protocol.sampling import call_sampling, refused_param
+from curiosity_tui.modelio.run_context import run_headers
+from curiosity_tui.modelio.sampling import call_sampling, refused_param
 from curiosity_tui.textsafe import replace_unstorable, replace_unstorable_in_json
 
 T = TypeVar("T")
@@ -281,6 +281,26 @@ def chat_body(model: str, messages: list[dict[str, str]], kwargs: dict[str, Any]
     return {"model": model, "messages": messages, **extra.pop("extra_body", {}), **extra}
 
 
+def _call_record(
+    common: dict[str, Any],
+    start: float,
+    retries: int,
+    waits: list[float],
+    sent: list[dict[str, str]],
+    fmt: str | None,
+) -> CallRecord:
+    """A chat call's record as it ends (its reply, if any, is filled in by ``_reply``)."""
+    return CallRecord(
+        **common,
+        ended_at=utc_now_micro(),
+        latency_s=time.perf_counter() - start,
+        retries=retries,
+        waited_s=round(sum(waits), 3),
+        request_text=render_messages(sent),
+        response_format=fmt,
+    )
+
+
 class _Exhausted(Exception):
     def __init__(self, exc: Exception, retries: int, note: str = ""):
         super().__init__(str(exc))
@@ -344,7 +364,7 @@ class ModelClient:
             retry_timeouts=retry_timeouts,
         )
         #: sampling parameters the server rejected (HTTP 400 naming them) -> its message: not
-        #: sent again by this client (protocol/sampling.py; the probe records them)
+        #: sent again by this client (modelio/sampling.py; the probe records them)
         self.refused_sampling: dict[str, str] = {}
         self.server_slots: int | None = None  # from the endpoint probe; 1 = one request at a time
         self.context_window: int | None = None  # tokens, where the server or a flag says
@@ -497,9 +517,10 @@ class ModelClient:
         wire: dict[str, Any] | None = None,
         dialect: str | None = None,
     ) -> tuple[str, CallRecord]:
-        # ~80 lines, kept whole on purpose: one loop holds the call's three fall-backs (HTTP
-        # retries, json_schema -> json_object, max_tokens -> max_completion_tokens) and the one
-        # record every outcome leaves; the request and reply halves are _request and _reply.
+        # ~85 lines, kept whole on purpose: one loop holds the call's fall-backs (HTTP retries,
+        # a refused sampling parameter, json_schema -> json_object, max_tokens ->
+        # max_completion_tokens) and the one record every outcome leaves; the request and reply
+        # halves are _request and _reply, the cache _from_cache.
         fmt = self._format_for(schema)
         common: dict[str, Any] = dict(
             kind=kind, model=self.model, session=session, internal=internal, repair=repair
@@ -513,12 +534,9 @@ class ModelClient:
         waits: list[float] = []
         while True:
             sent, kwargs = self._request(messages, max_tokens, schema, fmt, wire)
-            if sampled is not None:  # the run's sampling (protocol/sampling.py, issue 23.1)
-                kwargs.update(sampled[0])
-                common["sampling"] = sampled[1]
-            common["request_sha256"] = request_digest(chat_body(self.model, sent, kwargs))
+            self._sampled_and_digested(kwargs, sent, sampled, common)
             cache = CURRENT_CACHE.get()
-            if cache is not None:  # a resumed session or a replay (protocol/reply_cache.py)
+            if cache is not None:  # a resumed session or a replay (modelio/reply_cache.py)
                 hit = self._from_cache(cache, common, prior, repair)
                 if hit is not None:
                     return hit
@@ -560,15 +578,7 @@ class ModelClient:
                 ):
                     self.token_param, retries = "max_completion_tokens", retries + 1
                     continue
-                record = CallRecord(
-                    **common,
-                    ended_at=utc_now_micro(),
-                    latency_s=time.perf_counter() - start,
-                    retries=retries,
-                    waited_s=round(sum(waits), 3),
-                    request_text=render_messages(sent),
-                    response_format=fmt,
-                )
+                record = _call_record(common, start, retries, waits, sent, fmt)
                 self.calls.append(record)
                 code, text = self._describe(exc)
                 if ex.note:
@@ -578,20 +588,26 @@ class ModelClient:
             self.json_schema_supported = False  # negotiated once, for the client's lifetime
         elif fmt == "json_schema":
             self.json_schema_supported = True
-        record = CallRecord(
-            **common,
-            ended_at=utc_now_micro(),
-            latency_s=time.perf_counter() - start,
-            retries=retries,
-            waited_s=round(sum(waits), 3),
-            request_text=render_messages(sent),
-            response_format=fmt,
-        )
+        record = _call_record(common, start, retries, waits, sent, fmt)
         content, record = self._reply(response, record, prior)
         cache = CURRENT_CACHE.get()
         if cache is not None and schema is None:  # free text is accepted as it came
             cache.keep(session, [record])  # for a resume after a failure or a kill
         return content, record
+
+    def _sampled_and_digested(
+        self,
+        kwargs: dict[str, Any],
+        sent: list[dict[str, str]],
+        sampled: tuple[dict[str, Any], Any] | None,
+        common: dict[str, Any],
+    ) -> None:
+        """Add the run's sampling to ``kwargs`` (modelio/sampling.py, issue 23.1) and record it
+        and the request's digest in ``common`` (modelio/reply_cache.py, issue 23.5)."""
+        if sampled is not None:
+            kwargs.update(sampled[0])
+            common["sampling"] = sampled[1]
+        common["request_sha256"] = request_digest(chat_body(self.model, sent, kwargs))
 
     def _from_cache(
         self,
