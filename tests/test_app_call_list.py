@@ -97,3 +97,21 @@ async def test_an_old_call_says_times_and_sampling_were_not_recorded(tmp_path: P
         await _to(pilot, app, "call 1 of")
         title = _title(app)
         assert "sampling: not recorded" in title and "times: not recorded" in title
+
+
+def test_a_cached_call_says_where_its_reply_came_from() -> None:
+    from curiosity_tui.ledger.models import CachedFrom, CallRecord
+    from curiosity_tui.widgets.call_list import call_detail, call_list
+
+    call = CallRecord(
+        kind="candidate",
+        cached=True,
+        cached_from=CachedFrom(request_sha256="ab" * 32, started_at="2026-01-02T03:04:05.000006Z"),
+        started_at="2026-01-02T04:00:00.000001Z",
+        ended_at="2026-01-02T04:00:00.000002Z",
+    )
+    assert "(cached)" in str(call_list([call]))
+    detail = str(call_detail(call))
+    assert "cached: not sent; the reply of the call started 2026-01-02T03:04:05.000006Z" in detail
+    assert "abababababab" in detail
+    assert "(cached)" not in str(call_list([call.model_copy(update={"cached": False})]))

@@ -44,11 +44,25 @@ def time_line(call: CallRecord) -> str:
     )
 
 
+def cache_line(call: CallRecord) -> str | None:
+    """Where a cached reply came from (issue 23.5); None for a call that was sent."""
+    if not call.cached:
+        return None
+    origin = call.cached_from
+    when = clean(origin.started_at or NOT_RECORDED, oneline=True) if origin else NOT_RECORDED
+    digest = origin.request_sha256[:12] if origin else "?"
+    return f"cached: not sent; the reply of the call started {when} (request {digest})"
+
+
 def call_detail(call: CallRecord) -> Text:
-    """The two header lines of one call's view (after its kind and model)."""
+    """The header lines of one call's view (after its kind and model): sampling, times, and
+    where a cached reply came from."""
     out = Text(end="")
     out.append("\n" + sampling_line(call), style="dim")
     out.append("\n" + time_line(call), style="dim")
+    cached = cache_line(call)
+    if cached:
+        out.append("\n" + cached, style="yellow")
     return out
 
 
@@ -69,6 +83,8 @@ def call_list(calls: Sequence[CallRecord]) -> Text:
         out.append(line, style="red" if call.error else "")
         if call.error:
             out.append("  (failed)", style="red")
+        if call.cached:
+            out.append("  (cached)", style="yellow")
         out.append("\n")
     if not calls:
         out.append("(no model calls in this session)", style="dim italic")
