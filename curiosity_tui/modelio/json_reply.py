@@ -4,7 +4,7 @@ The ``response_format`` payload (strict ``json_schema``) and the schema instruct
 ``json_object`` and prompt mode put in the last user turn; the reply parsed as one JSON object
 (one code fence tolerated); the one-line description of a schema violation; and the repair
 turn, which never re-sends a whole long or cut-off reply. Pure functions over messages and
-pydantic schemas: :class:`~curiosity_tui.protocol.client.ModelClient` sends what they build.
+pydantic schemas: :class:`~curiosity_tui.modelio.client.ModelClient` sends what they build.
 """
 
 from __future__ import annotations

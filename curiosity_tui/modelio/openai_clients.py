@@ -23,7 +23,7 @@ from typing import Any
 
 import openai
 
-from curiosity_tui.protocol import ratelimit
+from curiosity_tui.modelio import ratelimit
 
 __all__ = ["close_clients", "openai_client", "pool_key"]
 
