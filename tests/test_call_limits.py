@@ -40,7 +40,7 @@ async def test_per_call_schema_and_cap_go_on_the_wire_and_into_the_record() -> N
             kind="judge-before",
             session=1,
             messages=MSGS,
-            schema=JudgeBeforeResponse,
+            schema=spec.model,
             max_tokens=321,
             internal=True,
             validator=spec.check,

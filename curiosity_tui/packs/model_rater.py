@@ -31,6 +31,7 @@ from curiosity_tui.packs.rating import (
     validate_answers,
 )
 from curiosity_tui.packs.schemes import Question, Scheme
+from curiosity_tui.protocol.call_schemas import CallSpec, Dialect, Rule
 from curiosity_tui.protocol.client import ModelCallError, ModelClient
 from curiosity_tui.textsafe import terminal_safe
 
@@ -40,6 +41,8 @@ __all__ = [
     "ModelRatingRun",
     "rate_pack",
     "rating_messages",
+    "rating_schema",
+    "rating_spec",
     "reply_model",
 ]
 
@@ -72,19 +75,32 @@ def clean_endpoint(base_url: str | None) -> str | None:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
+def _quote_slots(q: Question, n: int) -> type[BaseModel]:
+    """The quotes as ``max_quotes`` slots (issue 27 item 7): the scheme's count said by the
+    shape in every dialect; the first ``min_quotes`` are strings, the rest may be null. A
+    missing slot reads as null (the schema sent requires every slot: :func:`_all_required`)."""
+    fields: dict[str, Any] = {}
+    for i in range(1, q.max_quotes + 1):
+        fields[f"quote_{i}"] = (str, ...) if i <= q.min_quotes else (str | None, None)
+    model: type[BaseModel] = create_model(
+        f"Quotes{n}", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    return model
+
+
 def _answer_model(q: Question, n: int) -> type[BaseModel]:
     category: Any = Literal[tuple(q.category_ids)]
+    what = (
+        f"{q.min_quotes} to {q.max_quotes} statements copied exactly from the item, one per slot"
+        if q.max_quotes
+        else "none: leave empty"
+    )
     model: type[BaseModel] = create_model(
         f"Answer{n}",
         __config__=ConfigDict(extra="forbid"),
         category=(category, ...),
         grounds=(str, Field(description="one line: why this category")),
-        quotes=(
-            list[str],
-            Field(
-                description=f"{q.min_quotes} to {q.max_quotes} statements copied exactly from the item"
-            ),
-        ),
+        quotes=(_quote_slots(q, n), Field(description=what)),
     )
     return model
 
@@ -122,7 +138,7 @@ def _question_text(q: Question) -> str:
             + (f" ({q.quote_help})" if q.quote_help else "")
         )
     else:
-        rules.append("quotes: none (an empty list)")
+        rules.append("quotes: none (an empty object)")
     help_text = f"\n{q.help}" if q.help else ""
     return f"Question {q.id}: {q.prompt}{help_text}\n{cats}\n" + "\n".join(f"  {r}" for r in rules)
 
@@ -135,7 +151,7 @@ def rating_messages(scheme: Scheme, item: PackItem) -> list[dict[str, str]]:
         f"{scheme.instructions}\n\n"
         + "\n\n".join(_question_text(q) for q in scheme.questions)
         + "\n\nReply with one JSON object with one entry per question id, each with "
-        '"category", "grounds" and "quotes".'
+        '"category", "grounds" and "quotes" (one quote per slot, null for a slot left unused).'
     )
     body = "\n\n".join(
         f"=== {label} ===\n{text}"
@@ -148,8 +164,44 @@ def rating_messages(scheme: Scheme, item: PackItem) -> list[dict[str, str]]:
 
 
 def _answers_of(reply: BaseModel, scheme: Scheme) -> dict[str, QuestionAnswer]:
+    """The reply as the human rating records keep it (quotes: the slots not null, in order)."""
     data = reply.model_dump(by_alias=True)
-    return {q.id: QuestionAnswer.model_validate(data[q.id]) for q in scheme.questions}
+    out = {}
+    for q in scheme.questions:
+        answer = dict(data[q.id])
+        answer["quotes"] = [v for v in answer["quotes"].values() if v is not None]
+        out[q.id] = QuestionAnswer.model_validate(answer)
+    return out
+
+
+def rating_spec(scheme: Scheme) -> CallSpec:
+    """The ``rate`` call's spec: the reply model, and each quote's least length (the scheme's
+    ``quote_min_chars``: sent in the ``full`` dialect; checked after the reply in ``strict``,
+    as are a quote's words, its being verbatim, distinct quotes and required grounds)."""
+    rules = tuple(
+        Rule(f"{q.id}.quotes[]", min_length=q.quote_min_chars, enforced=False)
+        for q in scheme.questions
+        if q.max_quotes
+    )
+    return CallSpec(reply_model(scheme), rules)
+
+
+def rating_schema(scheme: Scheme, dialect: Dialect) -> dict[str, Any]:
+    """The JSON schema sent with a ``rate`` call in ``dialect`` (every slot required)."""
+    return _all_required(rating_spec(scheme).json_schema(dialect))
+
+
+def _all_required(node: Any) -> Any:
+    if isinstance(node, dict):
+        if isinstance(node.get("properties"), dict):
+            node["required"] = list(node["properties"])
+        node.pop("default", None)
+        for value in node.values():
+            _all_required(value)
+    elif isinstance(node, list):
+        for value in node:
+            _all_required(value)
+    return node
 
 
 def _validator(scheme: Scheme, item: PackItem) -> Callable[[BaseModel], None]:
@@ -168,7 +220,12 @@ _Outcome = tuple[dict[str, QuestionAnswer] | None, ModelRating, str | None]
 
 
 async def _rate_one(
-    client: ModelClient, scheme: Scheme, item: PackItem, n: int, max_tokens: int
+    client: ModelClient,
+    scheme: Scheme,
+    item: PackItem,
+    n: int,
+    max_tokens: int,
+    dialect: Dialect = "strict",
 ) -> _Outcome:
     """(answers or None, the model record, the reason a rating is missing)."""
     endpoint = clean_endpoint(client.base_url)
@@ -181,6 +238,8 @@ async def _rate_one(
             max_tokens=max_tokens,
             internal=False,
             validator=_validator(scheme, item),
+            wire_schema=rating_schema(scheme, dialect),
+            dialect=dialect,
         )
     except ModelCallError as err:
         fmt = err.records[-1].response_format if err.records else None
@@ -208,10 +267,11 @@ async def rate_pack(
     concurrency: int = DEFAULT_CONCURRENCY,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     progress: Callable[[str, bool], None] | None = None,
+    dialect: Dialect = "strict",
 ) -> ModelRatingRun:
     """Rate every item the model rater has no rating of yet (unrated, or missing before),
     at most ``concurrency`` calls at a time, saving each in pack order as soon as it and
-    every item before it are done."""
+    every item before it are done. ``dialect``: the schema dialect (the endpoint probe's)."""
     if not session.rater.startswith(MODEL_PREFIX):
         raise RatingError(f"rater {session.rater!r} is not a model rater (use model:NAME)")
     if concurrency < 1:
@@ -224,7 +284,9 @@ async def rate_pack(
     async def bounded(item_id: str) -> _Outcome:
         async with gate:
             item = session.pack.item(item_id)
-            return await _rate_one(client, session.scheme, item, place[item_id], max_tokens)
+            return await _rate_one(
+                client, session.scheme, item, place[item_id], max_tokens, dialect
+            )
 
     tasks = [asyncio.ensure_future(bounded(i)) for i in todo]
     run = ModelRatingRun(

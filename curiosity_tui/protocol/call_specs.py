@@ -15,6 +15,7 @@ from typing import Any
 from curiosity_tui.contract.downgrades import MIN_GROUNDS_CHARS
 from curiosity_tui.ledger.models import LIVE_EXCLUDED
 from curiosity_tui.protocol.call_schemas import CallSpec, Rule
+from curiosity_tui.protocol.reply_shapes import DeliverableReply, JudgeAfterReply, JudgeBeforeReply
 from curiosity_tui.protocol.schemas import (
     MAX_DEPENDENCIES,
     MAX_FRAMINGS,
@@ -22,8 +23,6 @@ from curiosity_tui.protocol.schemas import (
     ArmedSelfAskResponse,
     CheckerResponse,
     CuratorResponse,
-    DeliverableResponse,
-    JudgeAfterResponse,
     JudgeBeforeResponse,
     SelfAskResponse,
     dependency_ids,
@@ -58,7 +57,7 @@ def _size(path: str, n: int) -> Rule:
 
 def judge_before_spec() -> CallSpec:
     return CallSpec(
-        JudgeBeforeResponse,
+        JudgeBeforeReply,
         (
             Rule("framings", max_items=MAX_FRAMINGS),
             Rule("dependencies", max_items=MAX_DEPENDENCIES),
@@ -68,9 +67,10 @@ def judge_before_spec() -> CallSpec:
 
 
 def judge_after_spec(before: JudgeBeforeResponse) -> CallSpec:
-    """One verdict per item the judge-before listed (F1…, D1…), each id exactly once."""
+    """One verdict per item the judge-before listed (F1…, D1…), each id exactly once: the
+    reply is an object keyed by the listed ids, every one required, no other."""
     return CallSpec(
-        JudgeAfterResponse,
+        JudgeAfterReply,
         (
             Rule("framings", exact_ids=tuple(framing_ids(before))),
             Rule("dependencies", exact_ids=tuple(dependency_ids(before))),
@@ -168,7 +168,7 @@ def deliverable_spec(
         ),
         *_texts("downgrade_proposals[].new_text"),
     )
-    return CallSpec(DeliverableResponse, rules)
+    return CallSpec(DeliverableReply, rules)
 
 
 def self_ask_spec() -> CallSpec:

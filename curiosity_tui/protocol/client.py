@@ -53,6 +53,7 @@ from curiosity_tui.ledger.models import CallRecord
 from curiosity_tui.protocol import ratelimit, request_template, wire
 from curiosity_tui.protocol import retry as rt
 from curiosity_tui.protocol.run_context import run_headers
+from curiosity_tui.protocol.schema_text import schema_text
 from curiosity_tui.textsafe import replace_unstorable, replace_unstorable_in_json
 
 T = TypeVar("T")
@@ -94,7 +95,7 @@ def _schema_of(schema: type[BaseModel]) -> dict[str, Any]:
 
 @functools.cache
 def _schema_text(schema: type[BaseModel]) -> str:
-    return json.dumps(_schema_of(schema), ensure_ascii=False, sort_keys=True)
+    return schema_text(_schema_of(schema))
 
 
 def schema_response_format(
@@ -112,16 +113,9 @@ def schema_response_format(
 def schema_instruction(schema: type[BaseModel], wire: dict[str, Any] | None = None) -> str:
     """The schema text added to the last user turn for ``json_object`` and prompt mode (a
     trailing system message would be dropped by some chat templates, Gemma's among them);
-    ``wire`` is the call's own schema when it has one."""
-    text = (
-        json.dumps(wire, ensure_ascii=False, sort_keys=True)
-        if wire is not None
-        else _schema_text(schema)
-    )
-    return (
-        "Reply with one JSON object and nothing else. It must validate against this JSON schema:\n"
-        + text
-    )
+    ``wire`` is the call's own schema when it has one. Compact (``schema_text``): a model
+    reads it, so no title, description or keyword is said twice."""
+    return schema_text(wire) if wire is not None else _schema_text(schema)
 
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*?)\n?```\s*$", re.DOTALL)

@@ -139,9 +139,10 @@ class SessionContext:
         key: str | None = None,
     ) -> Any:
         """A structured call with the call's own schema (in the run's dialect) and validator,
-        its token cap fitted to the context window. Returns the reply (a ``spec.model``)."""
+        its token cap fitted to the context window. Returns the stored record of the reply
+        (``spec.record``: the wire shape translated once, here)."""
         st = self.settings
-        return await self.call(
+        reply = await self.call(
             self.client.structured(
                 kind=kind,
                 session=self.t,
@@ -155,6 +156,7 @@ class SessionContext:
             ),
             key=key,
         )
+        return spec.record(reply)
 
     def _keep(self, rec: CallRecord, key: str | None) -> None:
         self.record.calls.append(rec)
