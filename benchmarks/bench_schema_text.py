@@ -16,10 +16,10 @@ from typing import Any
 
 
 def _texts() -> dict[str, str]:
+    from curiosity_tui.modelio.client import schema_instruction
     from curiosity_tui.packs.model_rater import reply_model
     from curiosity_tui.packs.schemes import load_scheme
     from curiosity_tui.protocol import call_specs as sp
-    from curiosity_tui.protocol.client import schema_instruction
     from curiosity_tui.protocol.schemas import JudgeBeforeResponse
 
     nodes = ["q1", "q2", "q3", "q4", "q5"]

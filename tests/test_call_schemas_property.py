@@ -19,7 +19,7 @@ from collections import Counter
 
 import pytest
 
-from curiosity_tui.protocol.call_schemas import DIALECTS, CallSpec
+from curiosity_tui.modelio.call_schemas import DIALECTS, CallSpec
 from curiosity_tui.protocol.call_specs import (
     armed_self_ask_spec,
     checker_spec,

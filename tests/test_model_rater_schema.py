@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from curiosity_tui.modelio.call_schemas import DIALECTS
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.model_rater import _answers_of, rating_schema, reply_model
 from curiosity_tui.packs.pack import Pack
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
-from curiosity_tui.protocol.call_schemas import DIALECTS
 from curiosity_tui.protocol.schemas import strict_problems
 from tests.schema_sampler import sample
 from tests.schema_server import SchemaServer

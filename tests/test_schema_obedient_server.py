@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from curiosity_tui.ledger import Ledger, verify
-from curiosity_tui.protocol.client import ModelClient
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.modelio.endpoint import EndpointOptions, prepare_endpoint
 from curiosity_tui.protocol.configs import CONFIG_NAMES
-from curiosity_tui.protocol.endpoint import EndpointOptions, prepare_endpoint
-from curiosity_tui.protocol.runner import plan_runs, run_pilot
+from curiosity_tui.runs.runner import plan_runs, run_pilot
 from tests.schema_server import SchemaServer
 
 SEED = "Did the printing press cause the Reformation?"

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from curiosity_tui.modelio.schema_text import PREAMBLE, compact_schema, schema_text
 from curiosity_tui.protocol.call_specs import deliverable_spec, judge_before_spec
-from curiosity_tui.protocol.schema_text import PREAMBLE, compact_schema, schema_text
 
 SPECS = {
     "deliverable": deliverable_spec(

@@ -1,6 +1,6 @@
 """The spec of each structured call, built from what the session knows (decision 150).
 
-Each function returns a :class:`~curiosity_tui.protocol.call_schemas.CallSpec`: the call's
+Each function returns a :class:`~curiosity_tui.modelio.call_schemas.CallSpec`: the call's
 response model and its rules. The caller sends ``spec.json_schema(dialect)`` and validates the
 reply with ``spec.check``. The enforced rules are the ones the protocol has always checked
 (item counts, the open layer's bounds, the judge-after's pairing); the others carry the ids
@@ -14,8 +14,13 @@ from typing import Any
 
 from curiosity_tui.contract.downgrades import MIN_GROUNDS_CHARS
 from curiosity_tui.ledger.models import LIVE_EXCLUDED
-from curiosity_tui.protocol.call_schemas import CallSpec, Rule
-from curiosity_tui.protocol.reply_shapes import DeliverableReply, JudgeAfterReply, JudgeBeforeReply
+from curiosity_tui.modelio.call_schemas import CallSpec, Rule
+from curiosity_tui.protocol.reply_shapes import (
+    DeliverableReply,
+    JudgeAfterReply,
+    JudgeBeforeReply,
+    to_record,
+)
 from curiosity_tui.protocol.schemas import (
     MAX_DEPENDENCIES,
     MAX_FRAMINGS,
@@ -63,6 +68,7 @@ def judge_before_spec() -> CallSpec:
             Rule("dependencies", max_items=MAX_DEPENDENCIES),
             *_texts("framings[]", "dependencies[]"),
         ),
+        stored=to_record,
     )
 
 
@@ -75,6 +81,7 @@ def judge_after_spec(before: JudgeBeforeResponse) -> CallSpec:
             Rule("framings", exact_ids=tuple(framing_ids(before))),
             Rule("dependencies", exact_ids=tuple(dependency_ids(before))),
         ),
+        stored=to_record,
     )
 
 
@@ -168,7 +175,7 @@ def deliverable_spec(
         ),
         *_texts("downgrade_proposals[].new_text"),
     )
-    return CallSpec(DeliverableReply, rules)
+    return CallSpec(DeliverableReply, rules, stored=to_record)
 
 
 def self_ask_spec() -> CallSpec:

@@ -12,10 +12,10 @@ import pytest
 from real_cli import RealServers, run_cli
 from real_proxy import RecordingProxy
 
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.pack import Pack
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
 
 
 @pytest.mark.realserver

@@ -34,8 +34,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from curiosity_tui.protocol.reply_shapes import to_record
-
 Dialect = Literal["strict", "full"]
 DIALECTS: tuple[str, ...] = ("strict", "full")
 
@@ -100,6 +98,9 @@ class CallSpec:
 
     model: type[BaseModel]
     rules: tuple[Rule, ...] = ()
+    #: the reply's wire shape -> the record stored (protocol/reply_shapes.to_record); None: the
+    #: reply is stored as it is
+    stored: Callable[[BaseModel], BaseModel] | None = None
 
     @property
     def name(self) -> str:
@@ -139,7 +140,7 @@ class CallSpec:
 
     def record(self, reply: BaseModel) -> BaseModel:
         """The stored record of a checked reply (translated once, here, from the wire shape)."""
-        return to_record(reply)
+        return reply if self.stored is None else self.stored(reply)
 
     def checked_after(self, dialect: Dialect) -> list[Rule]:
         """The enforced rules ``dialect`` cannot say: :meth:`check` finds a break after the
