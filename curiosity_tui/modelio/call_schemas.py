@@ -10,9 +10,13 @@ bounds). From it come both
   - ``strict``: the common subset hosted APIs accept in strict mode: every field required,
     nullable instead of optional, ``additionalProperties: false``, ``enum`` s; no item counts,
     no string lengths, no tuples;
-  - ``full``: strict plus ``minItems``/``maxItems``, ``minLength``/``maxLength`` and, for the
-    judge-after, one tuple position per listed id (``prefixItems`` with a ``const`` id), so a
-    server with grammar-constrained decoding (llama.cpp) cannot produce a reply the rules reject;
+  - ``full``: strict plus ``minItems``/``maxItems`` and ``minLength``/``maxLength``;
+
+  an enforced count or pairing is said by the reply's shape in both (issue 27, decision 360): a
+  ``min_items``/``max_items`` rule on an object of nullable slots drops the first slots' null
+  branch and the slots past the bound; an ``exact_ids`` rule turns a map into an object whose
+  properties are exactly the listed ids, all required. :meth:`CallSpec.checked_after` names what
+  a dialect still cannot say (checked on the reply; the call's repair turn follows);
 
 * and the validator run on every reply (:meth:`CallSpec.check`), whatever the dialect, for the
   rules marked ``enforced`` (servers without constrained decoding exist).
@@ -21,7 +25,8 @@ A rule that is not ``enforced`` is guidance the schema carries (node ids, requir
 bounds that keep a small model's reply inside its token cap); breaking it does not fail the call:
 the apply step drops what names an unknown node or requirement and lists it in ``rejected``.
 
-The specs of the calls are built in ``call_specs.py``.
+The specs of the calls are built in ``protocol/call_specs.py``; a spec's ``stored`` turns a
+checked reply into the record the ledger keeps (``protocol/reply_shapes.py``).
 """
 
 from __future__ import annotations
