@@ -147,6 +147,24 @@ class CallSpec:
         """The stored record of a checked reply (translated once, here, from the wire shape)."""
         return reply if self.stored is None else self.stored(reply)
 
+    def shorter(self) -> CallSpec:
+        """This spec for the retry after a reply cut at its cap (issue 27): every guidance
+        bound tighter, the enforced rules as they are: a guidance ``max_items`` or
+        ``max_length`` halved (a text never below its least length). Said in ``full``
+        (counts and lengths); ``strict`` cannot say them, so its retry schema is the same."""
+        rules = []
+        for rule in self.rules:
+            if not rule.enforced:
+                half = None if rule.max_length is None else max(rule.max_length // 2, 1)
+                low = rule.min_length or 0
+                rule = replace(
+                    rule,
+                    max_items=None if rule.max_items is None else rule.max_items // 2,
+                    max_length=None if half is None else max(half, low),
+                )
+            rules.append(rule)
+        return replace(self, rules=tuple(rules))
+
     def checked_after(self, dialect: Dialect) -> list[Rule]:
         """The enforced rules ``dialect`` cannot say: :meth:`check` finds a break after the
         reply, and the call's repair turn follows. In any dialect, a least length's "not

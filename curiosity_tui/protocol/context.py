@@ -153,6 +153,7 @@ class SessionContext:
                 validator=spec.check,
                 wire_schema=spec.json_schema(st.schema_dialect),
                 dialect=st.schema_dialect,
+                shorter_schema=lambda: spec.shorter().json_schema(st.schema_dialect),
             ),
             key=key,
         )
