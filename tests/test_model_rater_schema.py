@@ -16,8 +16,9 @@ import pytest
 from curiosity_tui.modelio.call_schemas import DIALECTS
 from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
-from curiosity_tui.packs.model_rater import _answers_of, rating_schema, reply_model
+from curiosity_tui.packs.model_rater import _answers_of, quote_choices, rating_schema, reply_model
 from curiosity_tui.packs.pack import Pack
+from curiosity_tui.packs.rating import RatingError, validate_answers
 from curiosity_tui.packs.schemes import load_scheme
 from curiosity_tui.protocol.schemas import strict_problems
 from tests.schema_sampler import sample
@@ -76,3 +77,33 @@ def test_rate_on_a_schema_obedient_server_names_what_stays_missing(
     else:
         assert code == 0 and err == ""
     assert f"{n - missing} rated" in out
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_every_rating_the_items_schema_allows_passes_the_human_validators(
+    tmp_path: Path, dialect: str
+) -> None:
+    """Per item, each quote slot is an enum of the item's statements (verbatim and long enough
+    by construction): drawn from the schema sent for that item, every reply passes the human
+    validators but for the one rule no schema says, grounds required (the sampler draws blank
+    grounds); the same statement in two slots counts once."""
+    scheme = load_scheme("pilot-02")
+    pack = tmp_path / "pack"
+    build_pack(hand_made_materials(), scheme, pack, seed=3)
+    opened = Pack.open(pack)
+    model = reply_model(scheme)
+    broken: set[str] = set()
+    offered = 0
+    for item_id in opened.order:
+        item = opened.item(item_id)
+        schema = rating_schema(scheme, dialect, item)  # type: ignore[arg-type]
+        offered += sum(len(quote_choices(q, item)) for q in scheme.questions if q.max_quotes)
+        for seed in range(DRAWS // len(opened.order) + 1):
+            value = sample(schema, random.Random(f"{item_id}|{dialect}|{seed}"))
+            answers = _answers_of(model.model_validate_json(json.dumps(value)), scheme)
+            try:
+                validate_answers(scheme, item, answers)
+            except RatingError as err:
+                broken.add(str(err).split(": ", 1)[1])
+    assert offered > 0  # the items do offer statements to quote
+    assert broken <= {"grounds are required (one line)"}, broken

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import re
 from collections.abc import Callable
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -29,6 +30,9 @@ from curiosity_tui.packs.rating import (
     QuestionAnswer,
     RatingError,
     RatingSession,
+    check_quote,
+    normalise_ws,
+    quote_length_problem,
     rated_items,
     validate_answers,
 )
@@ -47,6 +51,8 @@ __all__ = [
 ]
 
 RATE_KIND = "rate"
+MAX_QUOTE_CHOICES = 40  # statements offered per question (bounds the schema's size)
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+|\n+")
 DEFAULT_MAX_TOKENS = 800
 DEFAULT_CONCURRENCY = 4
 
@@ -164,31 +170,55 @@ def rating_messages(scheme: Scheme, item: PackItem) -> list[dict[str, str]]:
 
 
 def _answers_of(reply: BaseModel, scheme: Scheme) -> dict[str, QuestionAnswer]:
-    """The reply as the human rating records keep it (quotes: the slots not null, in order)."""
+    """The reply as the human rating records keep it (quotes: the slots not null, in order,
+    a statement named twice kept once)."""
     data = reply.model_dump(by_alias=True)
     out = {}
     for q in scheme.questions:
         answer = dict(data[q.id])
-        answer["quotes"] = [v for v in answer["quotes"].values() if v is not None]
+        quotes = [v for v in answer["quotes"].values() if v is not None]
+        answer["quotes"] = list(dict.fromkeys(quotes))
         out[q.id] = QuestionAnswer.model_validate(answer)
     return out
 
 
-def rating_spec(scheme: Scheme) -> CallSpec:
-    """The ``rate`` call's spec: the reply model, and each quote's least length (the scheme's
-    ``quote_min_chars``: sent in the ``full`` dialect; checked after the reply in ``strict``,
-    as are a quote's words, its being verbatim, distinct quotes and required grounds)."""
+def quote_choices(q: Question, item: PackItem) -> tuple[str, ...]:
+    """The statements of ``item`` a quote for ``q`` may be: its sentences (split after ``.``,
+    ``!``, ``?`` and at line breaks), whitespace folded, long enough for ``q``, verbatim in the
+    item, each once, in item order, at most :data:`MAX_QUOTE_CHOICES`."""
+    out: list[str] = []
+    for section in item.sections:
+        for piece in _SENTENCE_RE.split(section):
+            text = normalise_ws(piece)
+            if not text or text in out or quote_length_problem(text, q) is not None:
+                continue
+            if check_quote(text, item.sections).ok:
+                out.append(text)
+    return tuple(out[:MAX_QUOTE_CHOICES])
+
+
+def rating_spec(scheme: Scheme, item: PackItem | None = None) -> CallSpec:
+    """The ``rate`` call's spec: the reply model and, per quote slot, the item's statements it
+    may be (an ``enum``: verbatim and long enough by construction, in every dialect) and the
+    scheme's least length (``full``). Checked after the reply: grounds required; two slots
+    naming the same statement count once (:func:`_answers_of`)."""
     rules = tuple(
-        Rule(f"{q.id}.quotes[]", min_length=q.quote_min_chars, enforced=False)
+        Rule(
+            f"{q.id}.quotes[]",
+            one_of=None if item is None else quote_choices(q, item),
+            min_length=q.quote_min_chars,
+            enforced=False,
+        )
         for q in scheme.questions
         if q.max_quotes
     )
     return CallSpec(reply_model(scheme), rules)
 
 
-def rating_schema(scheme: Scheme, dialect: Dialect) -> dict[str, Any]:
-    """The JSON schema sent with a ``rate`` call in ``dialect`` (every slot required)."""
-    return _all_required(rating_spec(scheme).json_schema(dialect))
+def rating_schema(scheme: Scheme, dialect: Dialect, item: PackItem | None = None) -> dict[str, Any]:
+    """The JSON schema sent with a ``rate`` call on ``item`` in ``dialect`` (every slot
+    required)."""
+    return _all_required(rating_spec(scheme, item).json_schema(dialect))
 
 
 def _all_required(node: Any) -> Any:
@@ -238,7 +268,7 @@ async def _rate_one(
             max_tokens=max_tokens,
             internal=False,
             validator=_validator(scheme, item),
-            wire_schema=rating_schema(scheme, dialect),
+            wire_schema=rating_schema(scheme, dialect, item),
             dialect=dialect,
         )
     except ModelCallError as err:
