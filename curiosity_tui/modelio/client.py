@@ -529,11 +529,14 @@ class ModelClient:
         validator: Callable[[M], None] | None = None,
         wire_schema: dict[str, Any] | None = None,
         dialect: str | None = None,
+        shorter_schema: Callable[[], dict[str, Any]] | None = None,
     ) -> tuple[M, CallRecord]:
         """A JSON call validated against ``schema`` (and ``validator``, which raises ValueError).
 
         ``wire_schema`` is the call's own JSON schema (sent instead of ``schema``'s; recorded
-        with its ``dialect``), built with ``validator`` from one ``CallSpec``.
+        with its ``dialect``), built with ``validator`` from one ``CallSpec``;
+        ``shorter_schema`` gives the one the retry after a reply cut at its cap sends (the
+        call's optional parts bounded tighter, ``CallSpec.shorter``; issue 27).
 
         One repair retry on invalid JSON / schema violation / validator failure /
         refusal; then :class:`ModelCallError` (``code`` = ``invalid_json``,
@@ -542,6 +545,7 @@ class ModelClient:
         """
         records: list[CallRecord] = []
         convo = list(messages)
+        shorter: dict[str, Any] | None = None
         for attempt in (0, 1):
             content, record = await self._chat(
                 kind=kind,
@@ -552,7 +556,7 @@ class ModelClient:
                 schema=schema,
                 repair=attempt == 1,
                 prior=records,
-                wire=wire_schema,
+                wire=wire_schema if attempt == 0 or shorter is None else shorter,
                 dialect=dialect,
             )
             records.append(record)
@@ -595,6 +599,8 @@ class ModelClient:
                 raise self._fail(record, code, problem, records)
             record.error = self._redact(problem)
             convo = repair_turn(messages, content, problem, truncated=code == "length")
+            if code == "length" and shorter_schema is not None and wire_schema is not None:
+                shorter = shorter_schema()
         raise AssertionError("unreachable")
 
     # -- embeddings ------------------------------------------------------------

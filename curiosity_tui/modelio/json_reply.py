@@ -17,6 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from curiosity_tui.modelio.schema_text import schema_text as compact_text
+
 __all__ = [
     "REPAIR_EXCERPT_CHARS",
     "describe_validation_error",
@@ -41,7 +43,7 @@ def schema_of(schema: type[BaseModel]) -> dict[str, Any]:
 
 @functools.cache
 def schema_text(schema: type[BaseModel]) -> str:
-    return json.dumps(schema_of(schema), ensure_ascii=False, sort_keys=True)
+    return compact_text(schema_of(schema))
 
 
 def schema_response_format(
@@ -59,16 +61,9 @@ def schema_response_format(
 def schema_instruction(schema: type[BaseModel], wire: dict[str, Any] | None = None) -> str:
     """The schema text added to the last user turn for ``json_object`` and prompt mode (a
     trailing system message would be dropped by some chat templates, Gemma's among them);
-    ``wire`` is the call's own schema when it has one."""
-    text = (
-        json.dumps(wire, ensure_ascii=False, sort_keys=True)
-        if wire is not None
-        else schema_text(schema)
-    )
-    return (
-        "Reply with one JSON object and nothing else. It must validate against this JSON schema:\n"
-        + text
-    )
+    ``wire`` is the call's own schema when it has one. Compact (``schema_text``): a model
+    reads it, so no title, description or keyword is said twice."""
+    return compact_text(wire) if wire is not None else schema_text(schema)
 
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*?)\n?```\s*$", re.DOTALL)
