@@ -90,10 +90,24 @@ def _check_new_records(pack: Pack, src: Path, records: list[RatingRecord], start
                 f"{where}: revision {rec.revision} where {revisions[rec.item]} comes next"
             )
         revisions[rec.item] += 1
+        if rec.missing is not None:  # a missing rating, as documented
+            _check_missing(src, n, rec)
+            continue
         try:
             validate_answers(pack.scheme, pack.items[rec.item], rec.answers)
         except RatingError as err:
             raise RatingError(f"{src}: record {n}: {err}") from err
+
+
+def _check_missing(src: Path, n: int, rec: RatingRecord) -> None:
+    """A missing rating says why there is none and answers nothing (``RatingRecord.missing``)."""
+    if rec.missing is None or not rec.missing.strip():
+        raise RatingError(f"{src}: record {n} (item {rec.item}): missing gives no reason")
+    if rec.answers:
+        raise RatingError(
+            f"{src}: record {n} (item {rec.item}): a missing rating carries answers "
+            "(missing means answers is empty)"
+        )
 
 
 def _refuse_copies(pack: Pack, rater: str, src: Path, records: list[RatingRecord]) -> None:
