@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from curiosity_tui.analysis.plan import load_plan
+from curiosity_tui.analysis.plan import PlanError, load_plan
 from curiosity_tui.analysis.registry import Registry
 from curiosity_tui.analysis.runstamps import RunStamp, earliest, scan_stamps
 from curiosity_tui.atomic import append_line_durable
@@ -185,7 +185,12 @@ def lock(
     any run, or a stage the existing runs were already created under."""
     plan_path = Path(plan_path)
     stage_rank(stage)
-    _, text = load_plan(plan_path, registry=registry)  # refuses open rules, unknown names
+    plan, text = load_plan(plan_path, registry=registry)  # refuses open rules, unknown names
+    if len(plan.comparisons) >= 2 and plan.family is None:
+        raise PlanError(
+            f"{plan_path}: {len(plan.comparisons)} [[comparisons]] and no family: declare how "
+            'they are read as a family (family = "none", "holm", "bonferroni" or "bh")'
+        )
     chain_path = Path(chain_path) if chain_path else plan_path.parent / CHAIN_FILE
     with _locked(chain_path):
         entries = load_verified_chain(chain_path)
