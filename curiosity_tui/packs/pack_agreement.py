@@ -15,6 +15,7 @@ from curiosity_tui.packs.agreement import PairAgreement, QuestionAgreement
 from curiosity_tui.packs.pack import Pack
 from curiosity_tui.packs.rater_groups import POOLED, grouped_agreement, groups_of
 from curiosity_tui.packs.rating import rated_items
+from curiosity_tui.packs.scale_agreement import coefficient_line, with_scale
 from curiosity_tui.packs.unblind import all_ratings
 
 __all__ = ["PackAgreement", "format_agreement", "pack_agreement"]
@@ -67,7 +68,7 @@ def pack_agreement(
         order = [i for i in order if key.items[i].kind == "run"]
         scope = f"real items only ({len(order)} of {len(pack.order)}; controls left out)"
     latest_records = {rater: rated_items(recs) for rater, recs in records.items()}
-    questions = []
+    questions: list[QuestionAgreement] = []
     for q in pack.scheme.questions:
         per_rater: dict[str, dict[str, str]] = {}
         for rater, latest in latest_records.items():
@@ -76,18 +77,17 @@ def pack_agreement(
                 for item, rec in latest.items()
                 if q.id in rec.answers
             }
-        questions.extend(
-            grouped_agreement(
-                q.id,
-                q.category_ids,
-                per_rater,
-                order,
-                pack.clusters,
-                n_boot=n_boot,
-                seed=seed,
-                pool=pool_groups,
-            )
+        grouped = grouped_agreement(
+            q.id,
+            q.category_ids,
+            per_rater,
+            order,
+            pack.clusters,
+            n_boot=n_boot,
+            seed=seed,
+            pool=pool_groups,
         )
+        questions.extend(with_scale(qa, per_rater, order, q.level) for qa in grouped)
     return PackAgreement(
         pack_id=pack.manifest.pack_id,
         scheme=pack.scheme.id,
@@ -126,12 +126,13 @@ def _question_lines(qa: QuestionAgreement) -> list[str]:
     g = f"[{qa.group}]"
     lines = [
         "",
-        f"{qa.question} · group {qa.group}  ({qa.n_items} items, {qa.n_clusters} runs with "
-        "≥ 2 ratings)",
+        f"{qa.question} · group {qa.group} · {qa.level}  ({qa.n_items} items, {qa.n_clusters} "
+        "runs with ≥ 2 ratings)",
         f"  {g} raw agreement       {qa.raw_agreement.format()}",
         f"  {g} Fleiss' kappa       {qa.fleiss_kappa.format()}",
         f"  {g} Krippendorff alpha  {qa.krippendorff_alpha.format()}",
     ]
+    lines += [coefficient_line(f"  {g} ", name, c) for name, c in qa.coefficients.items()]
     lines += [f"  {g} note: {note}" for note in qa.notes]
     if qa.group != "human-model":  # the cross rows' raters are counted in their own groups
         width = max([len(r) for r in qa.raters] + [5])
@@ -167,4 +168,5 @@ def _pair_lines(qa: QuestionAgreement, pair: PairAgreement) -> list[str]:
     for cat, crow in zip(qa.categories, pair.confusion, strict=True):
         lines.append(f"    {g} " + cat.rjust(cw) + "  " + "  ".join(str(v).rjust(cw) for v in crow))
     lines.append(f"    {g} ↑ {pair.rater_a}")
+    lines += [coefficient_line(f"    {g} ", n, c) for n, c in pair.coefficients.items()]
     return lines
