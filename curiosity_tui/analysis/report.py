@@ -182,7 +182,27 @@ def _verdict_section(
     rep: VerdictReport = verdict_for(entries, runs, registry=reg)
     lines += ["```text", format_report(rep).replace("```", "ʼʼʼ"), "```", ""]
     lines += ["## Pre-registration chronology", "", *chronology_md(entries), ""]
+    lines += design_section(entries, rep)
     return lines, [mc.metric for mc in rep.verdict.by_metric]
+
+
+def design_section(entries: Sequence[LockEntry], rep: VerdictReport) -> list[str]:
+    """The design analysis locked with the governing plan (decision 426), or a line saying
+    there is none."""
+    from curiosity_tui.analysis.power import DesignAnalysis, format_design
+
+    lines = ["## Design analysis (locked with the plan)", ""]
+    seq = rep.verdict.lock.seq if rep.verdict.lock else None
+    entry = next((e for e in entries if e.seq == seq), None)
+    if entry is None or entry.design is None:
+        return [
+            *lines,
+            "None was locked with the plan (`plan power --out`, `prereg lock "
+            "--design`): the runs per arm were not chosen for a stated power.",
+            "",
+        ]
+    text = format_design(DesignAnalysis.model_validate(entry.design)).replace("```", "ʼʼʼ")
+    return [*lines, "```text", text, "```", ""]
 
 
 def _results_section(doc: MetricsDoc, sweeps: Sequence[SweepResult], figs: Figures) -> list[str]:

@@ -39,6 +39,13 @@ def _register_prereg(sub: argparse._SubParsersAction) -> None:
     )
     lk.add_argument("--reason", default="", help="why (required for every amendment)")
     lk.add_argument(
+        "--design",
+        type=Path,
+        default=None,
+        metavar="DESIGN.json",
+        help="record the plan's design analysis (`plan power --out`) in the lock",
+    )
+    lk.add_argument(
         "--chain",
         type=Path,
         default=None,
@@ -173,7 +180,7 @@ def _prereg_lock(args: argparse.Namespace) -> int:
     chain = args.chain if args.chain else args.plan.parent / CHAIN_FILE
     if chain.is_dir():
         chain = chain / CHAIN_FILE
-    entry = lock(args.plan, args.stage, chain_path=chain, reason=args.reason)
+    entry = lock(args.plan, args.stage, chain_path=chain, reason=args.reason, design=args.design)
     print(
         f"locked {args.plan} as seq {entry.seq} at stage {entry.stage} in {chain}\n"
         f"  plan sha256 {entry.plan_sha256}\n  entry hash  {entry.hash}"
