@@ -213,11 +213,14 @@ def _clause(
         rule=rule, metric=metric, treatment=t, control=c, source="", sd_treatment=None,
         sd_control=None, runs_per_arm=n, margin=margin, mdd=None, mdd_analytic=None,
     )  # fmt: skip
+    pt: np.ndarray | None
+    pc: np.ndarray | None
     if sds and metric in sds:
         pt = pc = _normal_pool(sds[metric])
         base.source = f"stated SD {sds[metric]:g}"
     elif pilot is not None:
-        pt, pc = (_pilot_pools(pilot, plan, metric, arm, reg) for arm in (t, c))
+        pt = _pilot_pools(pilot, plan, metric, t, reg)
+        pc = _pilot_pools(pilot, plan, metric, c, reg)
         if pt is None or pc is None:
             base.note = "the pilot has fewer than two runs with a value in an arm"
             return base
