@@ -12,6 +12,13 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from curiosity_tui.packs.agreement import PairAgreement, QuestionAgreement
+from curiosity_tui.packs.order_effects import (
+    RaterTiming,
+    TercileAgreement,
+    agreement_by_tercile,
+    format_order_effects,
+    rater_timing,
+)
 from curiosity_tui.packs.pack import Pack
 from curiosity_tui.packs.rater_groups import POOLED, grouped_agreement, groups_of
 from curiosity_tui.packs.rating import rated_items
@@ -38,6 +45,11 @@ class PackAgreement(BaseModel):
     n_boot: int
     seed: int
     questions: list[QuestionAgreement]
+    #: per rater: median time per item and the ratings faster than ``min_seconds``
+    timing: list[RaterTiming] = Field(default_factory=list)
+    #: per question: agreement by position tercile of each rater's order (decision 427)
+    by_position: list[TercileAgreement] = Field(default_factory=list)
+    min_seconds: float | None = None
 
 
 def pack_agreement(
@@ -48,6 +60,7 @@ def pack_agreement(
     real_only: bool = False,
     key_path: Path | None = None,
     pool_groups: bool = False,
+    min_seconds: float | None = None,
 ) -> PackAgreement:
     """Agreement per question. ``real_only`` leaves out control items; it needs the key and
     is refused until ``unblind`` has logged ``key_opened``, so it cannot open the key early."""
@@ -99,6 +112,13 @@ def pack_agreement(
         n_boot=n_boot,
         seed=seed,
         questions=questions,
+        timing=rater_timing(latest_records, min_seconds),
+        by_position=[
+            row
+            for q in pack.scheme.questions
+            for row in agreement_by_tercile(q.id, latest_records, pack.order)
+        ],
+        min_seconds=min_seconds,
     )
 
 
@@ -119,6 +139,7 @@ def format_agreement(rep: PackAgreement) -> str:
         lines.append("human and model raters are reported separately (never pooled)")
     for qa in rep.questions:
         lines += _question_lines(qa)
+    lines += format_order_effects(rep.timing, rep.by_position, rep.min_seconds)
     return "\n".join(lines)
 
 

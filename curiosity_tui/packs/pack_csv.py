@@ -76,6 +76,10 @@ RATINGS_COLUMNS: tuple[str, ...] = (
     "grounds",
     "n_quotes",
     "quotes",
+    "position",
+    "order_seed",
+    "shown_at",
+    "seconds_on_item",
 )
 
 
@@ -151,7 +155,7 @@ def ratings_rows(pack: Pack) -> list[list[Cell]]:
                 ans = rec.answers.get(q.id) if rec else None
                 head: list[Cell] = [pack.manifest.pack_id, item, clusters[item], q.id, r]
                 if rec is None or ans is None:
-                    rows.append([*head, None, None, None, None, None, None])
+                    rows.append([*head, *([None] * 10)])
                     continue
                 quotes = json.dumps(ans.quotes, ensure_ascii=False)
                 rows.append(
@@ -163,6 +167,10 @@ def ratings_rows(pack: Pack) -> list[list[Cell]]:
                         ans.grounds,
                         len(ans.quotes),
                         quotes,
+                        rec.position,
+                        rec.order_seed,
+                        rec.shown_at,
+                        rec.seconds_on_item,
                     ]
                 )
     return rows
