@@ -131,6 +131,14 @@ def _register_verdict_sweep_report(sub: argparse._SubParsersAction) -> None:
         help="the Markdown file, or a directory for DIR/report.md; SVG figures go beside it "
         "(with the plots extra: pip install 'curiosity-tui[plots]')",
     )
+    rp.add_argument(
+        "--pack",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="PACK",
+        help="add the rating study's section for this pack (GRRAS items); repeatable",
+    )
     rp.set_defaults(handler=_report)
 
 
@@ -244,7 +252,7 @@ def _verdict(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from curiosity_tui.analysis.report import write_report
 
-    out = write_report(args.run_dir, args.out)
+    out = write_report(args.run_dir, args.out, packs=args.pack)
     print(f"wrote {out}")
     for fig in sorted(out.parent.glob(f"{out.stem}-*.svg")):
         print(f"wrote {fig}")
