@@ -26,6 +26,7 @@ epsilon = 0.15
 contract = "pilot-02"
 metrics = ["max_depth", "live_nodes"]
 family = "bh"
+min_seconds_per_item = 21
 [budgets]
 [rule]
 kind = "any_metric_interval_beats_in_all"
@@ -100,5 +101,6 @@ def test_report_has_the_analysis_section_and_a_grras_rating_section(
                  "each rater an order of their own", "**Blinding.**", "the key is still closed",
                  "**Scale and level.**", "| q2 | ordinal | none < some < many |",
                  "**Coefficients with their uncertainty**", "Gwet AC2 (quadratic)",
-                 "**Missing ratings and time.**", "| ann | human | 6 | 0 | 0 | 22.500 |"):  # fmt: skip
+                 "**Missing ratings and time.**", "| ann | human | 6 | 0 | 0 | 22.500 |",
+                 "**Too fast** (under the plan's 21 s per item): ann: 1 ("):  # fmt: skip
         assert part in rating, part

@@ -158,6 +158,9 @@ class PilotPlan(BaseModel):
     #: before issue 24 read as "none"; `prereg lock` refuses a new plan with two or more
     #: comparisons that does not declare it)
     family: Literal["none", "holm", "bonferroni", "bh"] | None = None
+    #: ratings saved in less time on their item than this are flagged in the report's rating
+    #: section (decision 427); None = no minimum
+    min_seconds_per_item: float | None = Field(None, gt=0.0, allow_inf_nan=False)
     #: one contract for every run (default pilot-02) …
     contract: ContractName | None = None
     #: … or a comparison axis (decision 232): every configuration runs under each, and the

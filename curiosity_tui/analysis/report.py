@@ -337,18 +337,24 @@ def build_report(
         lines += ["### Differences (a − b of the means; 95% bootstrap interval, runs resampled)"]
         lines += ["", *diffs, ""]
     lines += _audit_section(runs)
-    lines += rating_sections(packs)
+    lines += rating_sections(packs, run_dir, reg)
     lines += ["## Limits the data imposes", ""]
     lines += [f"- {x}" for x in limits(runs)]
     lines.append("")
     return "\n".join(lines)
 
 
-def rating_sections(packs: Sequence[Path]) -> list[str]:
-    """A GRRAS rating section per pack given with ``report --pack`` (decision 428)."""
+def rating_sections(packs: Sequence[Path], run_dir: Path, reg: Registry) -> list[str]:
+    """A GRRAS rating section per pack given with ``report --pack`` (decision 428), flagging
+    ratings faster than the locked plan's ``min_seconds_per_item``."""
+    if not packs:
+        return []
+    from curiosity_tui.analysis.report_analysis import locked_plan
     from curiosity_tui.packs.grras import rating_section
 
-    return [line for p in packs for line in rating_section(p)]
+    plan = locked_plan(run_dir, reg)
+    least = plan.min_seconds_per_item if plan is not None else None
+    return [line for p in packs for line in rating_section(p, min_seconds=least)]
 
 
 def report_paths(out: Path) -> tuple[Path, Path]:

@@ -5,10 +5,27 @@ raw and adjusted side by side. The design analysis locked with the plan follows 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from curiosity_tui.analysis.formatting import fmt
 from curiosity_tui.analysis.interval_rule import decides_on_interval, format_p
+from curiosity_tui.analysis.lockchain import find_chain, load_verified_chain
 from curiosity_tui.analysis.markdown import md_table
+from curiosity_tui.analysis.plan import PilotPlan, parse_plan
+from curiosity_tui.analysis.registry import Registry
 from curiosity_tui.analysis.verdict import Verdict, VerdictReport
+
+
+def locked_plan(run_dir: Path, reg: Registry) -> PilotPlan | None:
+    """The latest plan locked in the chain beside ``run_dir`` (None: nothing locked)."""
+    chain = find_chain(run_dir)
+    if chain is None:
+        return None
+    entries = load_verified_chain(chain)
+    if not entries:
+        return None
+    return parse_plan(entries[-1].plan_text, source=f"prereg seq {entries[-1].seq}", registry=reg)
+
 
 _WORD = {"met": "MET", "not_met": "NOT MET", "undecided": "UNDECIDED", "incomplete": "INCOMPLETE"}
 

@@ -107,6 +107,16 @@ def _coefficients(rep: PackAgreement) -> list[str]:
     ]
 
 
+def _too_fast(rep: PackAgreement) -> list[str]:
+    if rep.min_seconds is None:
+        return ["**Too fast.** The plan sets no minimum time per item."]
+    fast = [(t.rater, t.too_fast) for t in rep.timing if t.too_fast]
+    head = f"**Too fast** (under the plan's {rep.min_seconds:g} s per item): "
+    if not fast:
+        return [head + "none of the timed ratings."]
+    return [head + "; ".join(f"{r}: {len(items)} ({', '.join(items)})" for r, items in fast)]
+
+
 def _missing(pack: Pack, rep: PackAgreement) -> list[str]:
     done = completeness(pack)
     records = all_ratings(pack)
@@ -121,10 +131,13 @@ def _missing(pack: Pack, rep: PackAgreement) -> list[str]:
     return ["**Missing ratings and time.**", "", *_table(head, rows)]
 
 
-def rating_section(packdir: str | Path, *, n_boot: int = 2000, seed: int = 0) -> list[str]:
-    """The report's rating section for one pack, in the GRRAS order."""
+def rating_section(
+    packdir: str | Path, *, n_boot: int = 2000, seed: int = 0, min_seconds: float | None = None
+) -> list[str]:
+    """The report's rating section for one pack, in the GRRAS order; ratings saved faster
+    than ``min_seconds`` (the plan's ``min_seconds_per_item``) are flagged."""
     pack = Pack.open(packdir)
-    rep = pack_agreement(packdir, n_boot=n_boot, seed=seed)
+    rep = pack_agreement(packdir, n_boot=n_boot, seed=seed, min_seconds=min_seconds)
     lines = [
         f"## Rating study: pack {pack.manifest.pack_id} (scheme {pack.scheme.id})",
         "",
@@ -140,6 +153,7 @@ def rating_section(packdir: str | Path, *, n_boot: int = 2000, seed: int = 0) ->
         _scale(pack),
         _coefficients(rep),
         _missing(pack, rep),
+        _too_fast(rep),
     ):
         lines += [*part, ""]
     return lines
