@@ -229,3 +229,33 @@ def test_pilot01_q2_is_ordinal_and_agreement_reports_its_coefficients(
     )
     body = out.read_text()
     assert "krippendorff_alpha_ordinal" in body and ",ordinal," in body
+
+
+def test_bootstrap_replicate_of_the_whole_sample_is_the_estimate_and_intervals_cover() -> None:
+    """The cluster sums a bootstrap replicate is built from give, unresampled, the point
+    estimate itself (so each replicate is the coefficient on its resample)."""
+    from curiosity_tui.packs.scale_bootstrap import _item_columns, _replicates, scale_intervals
+
+    for q, codes in _random_sets(60, seed=3):
+        counts = np.stack([(codes == k).sum(axis=0) for k in range(q)], axis=1).astype(float)
+        rated = counts.sum(axis=1) > 0
+        if (counts[rated].sum(axis=1) >= 2).sum() < 2:
+            continue
+        cols, weightings = _item_columns(counts[rated], q, "ordinal")
+        whole = _replicates(cols.sum(axis=0)[None, :], q, weightings, "ordinal")
+        for w in ("identity", "linear", "quadratic"):
+            name = "gwet_ac1" if w == "identity" else f"gwet_ac2_{w}"
+            want = gwet_ac(codes, q, w).value
+            if want is not None:
+                assert whole[name][0] == pytest.approx(want, abs=TOL)
+            bp = brennan_prediger(codes, q, w).value
+            key = "brennan_prediger" if w == "identity" else f"brennan_prediger_{w}"
+            assert whole[key][0] == pytest.approx(bp, abs=TOL)
+        alpha = krippendorff_ordinal(codes, q).value
+        if alpha is not None:
+            assert whole["krippendorff_alpha_ordinal"][0] == pytest.approx(alpha, abs=TOL)
+    codes = _k2011()
+    iv = scale_intervals(codes, 5, "ordinal", list(range(12)), n_boot=500, seed=1)
+    ac1 = gwet_ac(codes, 5).value or 0
+    assert iv["gwet_ac1"].low < ac1 < iv["gwet_ac1"].high and iv["gwet_ac1"].n_boot == 500
+    assert "krippendorff_alpha_ordinal" in iv and "gwet_ac2_quadratic" in iv

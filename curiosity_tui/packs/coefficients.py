@@ -31,6 +31,7 @@ from scipy import stats
 from curiosity_tui.packs.statistics import Estimate, codes_to_counts
 
 Weights = Literal["identity", "linear", "quadratic"]
+WEIGHTINGS: tuple[str, ...] = ("identity", "linear", "quadratic")
 _EPS = 1e-12
 
 

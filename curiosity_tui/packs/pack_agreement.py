@@ -100,7 +100,10 @@ def pack_agreement(
             seed=seed,
             pool=pool_groups,
         )
-        questions.extend(with_scale(qa, per_rater, order, q.level) for qa in grouped)
+        questions.extend(
+            with_scale(qa, per_rater, order, q.level, pack.clusters, n_boot=n_boot, seed=seed)
+            for qa in grouped
+        )
     return PackAgreement(
         pack_id=pack.manifest.pack_id,
         scheme=pack.scheme.id,

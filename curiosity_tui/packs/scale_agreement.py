@@ -26,6 +26,7 @@ from curiosity_tui.packs.coefficients import (
     krippendorff_ordinal,
     pabak,
 )
+from curiosity_tui.packs.scale_bootstrap import scale_intervals
 
 WEIGHTED = ("linear", "quadratic")
 
@@ -88,8 +89,13 @@ def with_scale(
     ratings: Mapping[str, Mapping[str, str]],
     items: Sequence[str],
     level: str,
+    clusters: Mapping[str, str] | None = None,
+    *,
+    n_boot: int = 0,
+    seed: int = 0,
 ) -> QuestionAgreement:
-    """``qa`` with its scale's coefficients added (ratings: rater -> item -> category)."""
+    """``qa`` with its scale's coefficients added (ratings: rater -> item -> category), the
+    pooled ones with bootstrap-by-run intervals when ``n_boot`` > 0."""
     q = len(qa.categories)
     codes = _codes(qa.categories, qa.raters, ratings, items)
     row = {r: i for i, r in enumerate(qa.raters)}
@@ -98,6 +104,13 @@ def with_scale(
         a, b = _pair_codes(qa, p, ratings, items, codes, row)
         pairs.append(p.model_copy(update={"coefficients": pair_coefficients(a, b, q, level)}))
     pooled = {} if qa.group == "human-model" else question_coefficients(codes, q, level)
+    if pooled and n_boot > 0:
+        cl = [clusters.get(i, i) if clusters else i for i in items]
+        boot = scale_intervals(codes, q, level, cl, n_boot=n_boot, seed=seed)
+        pooled = {
+            k: c.model_copy(update={"interval": boot[k]}) if c.defined and k in boot else c
+            for k, c in pooled.items()
+        }
     return qa.model_copy(update={"level": level, "coefficients": pooled, "pairs": pairs})
 
 
@@ -121,6 +134,9 @@ def coefficient_line(prefix: str, name: str, c: Coefficient) -> str:
     if c.value is None:
         return f"{prefix}{label:<29} undefined ({c.undefined_reason})"
     text = f"{prefix}{label:<29} {round(c.value, 12) + 0.0:.3f}"
+    iv = c.interval
+    if iv is not None and iv.low is not None and iv.high is not None:
+        text += f" [{iv.low:.3f}, {iv.high:.3f}] by run"
     if c.se is not None and c.ci_low is not None and c.ci_high is not None:
         text += f"  SE {c.se:.3f}, 95% [{c.ci_low:.3f}, {c.ci_high:.3f}] ({c.se_method})"
     return text
