@@ -332,21 +332,18 @@ def read_as_family(verdicts: Sequence[Verdict], family: str, alpha: float) -> No
         c.p_adjusted = p
     for v in verdicts:
         v.family = family
-        holds = [
-            _all(
-                [
-                    None
-                    if c.by_interval is None or c.by_interval.p_value is None
-                    else bool(c.p_adjusted is not None and c.p_adjusted < alpha)
-                    for c in mc.clauses
-                ]
-            )
-            for mc in v.by_metric
-        ]
+        holds = [_all([_adjusted_counts(c, alpha) for c in mc.clauses]) for mc in v.by_metric]
         result = combine(v.rule_kind, holds)
         v.adjusted_outcome = (
             "met" if result is True else "not_met" if result is False else "undecided"
         )
+
+
+def _adjusted_counts(c: ClauseResult, alpha: float) -> bool | None:
+    """A clause in the family: it counts when its adjusted p < alpha (None: no p)."""
+    if c.by_interval is None or c.by_interval.p_value is None:
+        return None
+    return c.p_adjusted is not None and c.p_adjusted < alpha
 
 
 def _incomplete(
