@@ -17,10 +17,10 @@ from curiosity_tui.analysis.relay_tables import format_relay_tables
 from curiosity_tui.analysis.rundata import RunData, RunSession, write_run_file
 from curiosity_tui.analysis.signature import QuestionSignature, SignatureItem, signature_of
 from curiosity_tui.cli import main
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.rating import RatingSession, read_ratings
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
 
 # ------------------------------------------------------------ ratings import: `missing` records
 

@@ -9,10 +9,10 @@ import pytest
 from curiosity_tui.analysis.lockchain import lock
 from curiosity_tui.analysis.rundata import RunData, RunNode, RunSession, write_run_file
 from curiosity_tui.cli import main
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.rating import RatingSession
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
 
 T, C = "C+cur", "B-armed+cur"
 PLAN = f"""

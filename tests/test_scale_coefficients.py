@@ -188,11 +188,11 @@ def test_pilot01_q2_is_ordinal_and_agreement_reports_its_coefficients(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from curiosity_tui.cli import main
+    from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
     from curiosity_tui.packs.build import build_pack
     from curiosity_tui.packs.pack_agreement import format_agreement, pack_agreement
     from curiosity_tui.packs.rating import RatingSession
     from curiosity_tui.packs.schemes import load_scheme
-    from curiosity_tui.packs.synthetic import hand_made_materials
 
     scheme = load_scheme("pilot-01")
     assert [q.level for q in scheme.questions] == ["nominal", "ordinal"]
