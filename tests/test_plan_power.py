@@ -141,3 +141,26 @@ def test_prereg_lock_records_the_design_and_the_report_prints_it(
     text = build_report(runs)
     assert "## Design analysis (locked with the plan)" in text
     assert "minimum detectable difference at 3 runs per arm" in text
+
+
+def test_a_pilot_under_another_contract_is_never_pooled_in() -> None:
+    reg = _registry()
+    plan = parse_plan(PLAN, registry=reg)  # contract: pilot-02 (the default)
+    pilot = _pilot(2.0)
+    other = [
+        r.model_copy(
+            update={
+                "contract": "pilot-01",
+                "run_id": r.run_id + "-p1",
+                "meta": {"score": r.meta["score"] * 50},
+            }
+        )  # fmt: skip
+        for r in pilot
+    ]
+    alone = design_analysis(plan, pilot=pilot, registry=reg, sims=200, n_boot=50)
+    mixed = design_analysis(plan, pilot=pilot + other, registry=reg, sims=200, n_boot=50)
+    assert mixed.clauses[0].mdd == alone.clauses[0].mdd
+    assert mixed.clauses[0].source == "pilot: 60/60 runs"
+    only_other = design_analysis(plan, pilot=other, registry=reg, sims=50, n_boot=20)
+    assert only_other.clauses[0].mdd is None
+    assert "0 run(s) of C+cur and 0 of B-armed+cur" in only_other.clauses[0].note

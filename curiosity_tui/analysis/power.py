@@ -154,14 +154,21 @@ def _bisect(
     return hi
 
 
+def plan_runs(runs: Sequence[RunData], plan: PilotPlan) -> list[RunData]:
+    """The pilot's runs under the plan's contract(s): runs under another contract are never
+    pooled in (decision 234); a run that names no contract is kept."""
+    wanted = set(plan.contract_list())
+    return [r for r in runs if not r.contract or r.contract in wanted]
+
+
 def _pilot_pools(
     runs: Sequence[RunData], plan: PilotPlan, metric: str, arm: str, reg: Registry
-) -> np.ndarray | None:
-    groups = group_by_config(runs, split=plan.compares_contracts())
+) -> np.ndarray:
+    groups = group_by_config(plan_runs(runs, plan), split=plan.compares_contracts())
     agg = aggregate_metric(groups.get(arm, []), metric, arm, registry=reg)
     values = np.asarray(agg.values(), dtype=float)
     if values.size < 2:
-        return None
+        return values
     sign = 1.0 if reg.get(metric).higher_is_better else -1.0
     return sign * (values - values.mean())
 
@@ -221,8 +228,11 @@ def _clause(
     elif pilot is not None:
         pt = _pilot_pools(pilot, plan, metric, t, reg)
         pc = _pilot_pools(pilot, plan, metric, c, reg)
-        if pt is None or pc is None:
-            base.note = "the pilot has fewer than two runs with a value in an arm"
+        if pt.size < 2 or pc.size < 2:
+            base.note = (
+                f"the pilot has {pt.size} run(s) of {t} and {pc.size} of {c} with a value under "
+                f"the plan's contract; two a side are needed"
+            )
             return base
         base.source = f"pilot: {len(pt)}/{len(pc)} runs"
     else:
