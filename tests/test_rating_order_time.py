@@ -137,3 +137,34 @@ def test_agreement_by_position_tercile_median_time_and_too_fast(
     assert main(["ratings", "export", str(pack), "--csv", str(out)]) == 0
     header = out.read_text().splitlines()[0]
     assert header.endswith("position,order_seed,shown_at,seconds_on_item")
+
+
+def test_ratings_import_checks_the_recorded_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pack = _pack(tmp_path, "per-rater")
+    copy = tmp_path / "copy"
+    assert main(["pack", "export", str(pack), "--rater", "bob", "--out", str(copy)]) == 0
+    s = RatingSession(copy, "bob")
+    answers = {
+        "q1": {"category": "built", "grounds": "g"},
+        "q2": {"category": "some", "grounds": "g"},
+    }
+    for item in s.order[:2]:
+        s.save(item, answers)
+    src = copy / "ratings" / "bob.jsonl"
+    good = src.read_text()
+    bad = tmp_path / "bad" / "bob.jsonl"
+    bad.parent.mkdir()
+    records = [json.loads(x) for x in good.splitlines()]
+    records[1]["position"] = 1
+    bad.write_text("".join(json.dumps(r) + "\n" for r in records))
+    capsys.readouterr()
+    assert main(["ratings", "import", str(pack), str(bad)]) != 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "record 2" in err and "in this rater's order" in err
+    records[1]["position"], records[1]["order_seed"] = 2, "0" * 16
+    bad.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert main(["ratings", "import", str(pack), str(bad)]) != 0
+    assert "is not this rater's" in capsys.readouterr().err
+    assert main(["ratings", "import", str(pack), str(src)]) == 0

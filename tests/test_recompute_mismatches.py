@@ -44,7 +44,8 @@ def test_ratings_import_accepts_the_documented_missing_field(
     src = copy / "ratings" / "ann.jsonl"
     records = [json.loads(x) for x in src.read_text().splitlines()]
     # the documented shape (RatingRecord.missing): why there is none, answers empty
-    records.append({**records[0], "item": second, "answers": {}, "missing": "could not judge"})
+    missing = {"item": second, "position": 2, "answers": {}, "missing": "could not judge"}
+    records.append({**records[0], **missing})
     src.write_text("".join(json.dumps(r) + "\n" for r in records))
     capsys.readouterr()
     assert main(["ratings", "import", str(pack), str(src)]) == 0, capsys.readouterr().err
