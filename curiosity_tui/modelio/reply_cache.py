@@ -37,8 +37,10 @@ from curiosity_tui.ledger.models import CachedFrom, CallRecord
 __all__ = [
     "CACHE_FILE",
     "CURRENT_CACHE",
+    "REPLAY_MISS",
     "ReplyCache",
     "cached_record",
+    "keep_accepted",
     "request_digest",
 ]
 
@@ -132,10 +134,35 @@ class ReplyCache:
         except OSError:
             self.path = None
 
+    def answer(self, common: dict[str, Any], *, repair: bool) -> CallRecord | None:
+        """The record of a call (``common``: its fields, with ``request_sha256``) answered from
+        the cache (``cached``); in a strict cache with no such reply, the call's record for
+        its failure (not ``cached``: the caller fails the call, REPLAY_MISS); else None."""
+        original = self.take(common["request_sha256"])
+        if original is not None:
+            return cached_record(original, repair=repair)
+        if not self.strict:
+            return None
+        return CallRecord(**common, ended_at=utc_now_micro())
+
     def session_done(self) -> None:
         """The session committed: its replies are in the journal; the file goes."""
         if self.path is not None:
             self.path.unlink(missing_ok=True)
+
+
+def keep_accepted(session: int, records: list[CallRecord]) -> None:
+    """Keep an accepted call's records (not those answered from the cache) in the cache of the
+    run in progress, if it has one."""
+    cache = CURRENT_CACHE.get()
+    if cache is not None:
+        cache.keep(session, [r for r in records if not r.cached])
+
+
+REPLAY_MISS = (
+    "the replayed run has no recorded reply to this exact request (the replay diverged from "
+    "the original run here)"
+)
 
 
 def cached_record(original: CallRecord, *, repair: bool) -> CallRecord:

@@ -39,6 +39,7 @@ __all__ = [
     "call_sampling",
     "call_seed",
     "draw_scope",
+    "refused_by_server",
     "refused_param",
     "sampling_scope",
     "table_of_options",
@@ -134,3 +135,16 @@ def refused_param(message: str, sent: dict[str, Any]) -> str | None:
             if form in f" {lowered} ":
                 return name
     return None
+
+
+def refused_by_server(
+    exc: Exception, text: str, sampled: tuple[dict[str, Any], Any] | None
+) -> tuple[str, str] | None:
+    """(parameter, the server's message) when ``exc`` is a 400/422 (not a context overflow)
+    whose message ``text`` names a sampling parameter the call sent; else None."""
+    from curiosity_tui.modelio import retry as rt
+
+    if sampled is None or rt.status_of(exc) not in (400, 422) or rt.is_context_overflow(exc):
+        return None
+    name = refused_param(text, sampled[0])
+    return (name, text) if name is not None else None
