@@ -112,9 +112,9 @@ def conditions_section(runs: list[RunData]) -> list[str]:
         groups.setdefault(tuple(shared), []).append(run.run_id)
         alone += [f"- **{md_cell(run.run_id)}**: {md_cell(x)}" for x in own]
     lines = ["## How the runs were run (sampling, server, tool)", ""]
-    for shared, ids in groups.items():
+    for said, ids in groups.items():
         lines.append(f"Runs {md_cell(', '.join(ids))}:")
-        lines += ["", *(f"- {md_cell(x)}" for x in shared), ""]
+        lines += ["", *(f"- {md_cell(x)}" for x in said), ""]
     if alone:
         lines += ["Changes during runs:", "", *alone, ""]
     else:

@@ -13,11 +13,11 @@ A ledger created before sampling was recorded has no table; it is read as every 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SERVER_DEFAULT = "server-default"
+SERVER_DEFAULT: Final = "server-default"
 ServerDefault = Literal["server-default"]
 Temperature = Annotated[float, Field(ge=0.0, le=2.0, allow_inf_nan=False)]
 TopP = Annotated[float, Field(gt=0.0, le=1.0, allow_inf_nan=False)]
@@ -106,7 +106,7 @@ class SamplingTable(_Rec):
         every = SamplingValues(
             temperature=SERVER_DEFAULT, top_p=SERVER_DEFAULT, stop=SERVER_DEFAULT
         )
-        return cls(seed=SERVER_DEFAULT, **{g: every for g in GROUPS})
+        return cls.model_validate({"seed": SERVER_DEFAULT, **{g: every for g in GROUPS}})
 
     def values_for(self, kind: str) -> SamplingValues:
         """The values a call of ``kind`` uses: its group's, else the table's, else the
@@ -130,7 +130,7 @@ class SamplingTable(_Rec):
         """Every group spelt out (what a run's metadata stores: a later change of the protocol's
         defaults does not change a recorded run)."""
         groups = {g: self._group_values(g) for g in GROUPS}
-        return SamplingTable(seed=self.seed, **groups)
+        return SamplingTable.model_validate({"seed": self.seed, **groups})
 
     def with_override(self, dotted: str, value: Any) -> SamplingTable:
         """This table with ``dotted`` set: ``candidate.top_p`` sets one group's value; a
