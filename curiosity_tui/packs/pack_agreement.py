@@ -16,6 +16,7 @@ from curiosity_tui.packs.pack import Pack
 from curiosity_tui.packs.rater_groups import POOLED, grouped_agreement, groups_of
 from curiosity_tui.packs.rating import rated_items
 from curiosity_tui.packs.unblind import all_ratings
+from curiosity_tui.packs.unblind_seal import changes_now
 
 __all__ = ["PackAgreement", "format_agreement", "pack_agreement"]
 
@@ -37,6 +38,10 @@ class PackAgreement(BaseModel):
     n_boot: int
     seed: int
     questions: list[QuestionAgreement]
+    changes_since_opened: list[str] = Field(
+        default_factory=list,
+        description="ratings and adjudication files changed since the key was last opened",
+    )
 
 
 def pack_agreement(
@@ -51,6 +56,7 @@ def pack_agreement(
     """Agreement per question. ``real_only`` leaves out control items; it needs the key and
     is refused until ``unblind`` has logged ``key_opened``, so it cannot open the key early."""
     pack = Pack.open(packdir)
+    changes = changes_now(pack)  # a log cut after unblinding is refused (decision 403)
     records = all_ratings(pack)
     order = pack.order
     scope = PackAgreement.model_fields["scope"].default
@@ -99,6 +105,7 @@ def pack_agreement(
         n_boot=n_boot,
         seed=seed,
         questions=questions,
+        changes_since_opened=changes,
     )
 
 
@@ -113,6 +120,7 @@ def format_agreement(rep: PackAgreement) -> str:
         f"scope: {rep.scope}",
         f"basis: {rep.basis}",
     ]
+    lines += [f"CHANGED AFTER UNBLINDING: {c}" for c in rep.changes_since_opened]
     if rep.pooled:
         lines.append("POOLED rows put human and model raters together (--pool-groups)")
     elif len(rep.groups) > 1:

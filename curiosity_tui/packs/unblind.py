@@ -46,6 +46,14 @@ from curiosity_tui.packs.rating import (
     validate_rater_name,
 )
 from curiosity_tui.packs.schemes import Question
+from curiosity_tui.packs.unblind_seal import (
+    Seal,
+    changes_since,
+    check_log,
+    file_stamp,
+    read_seals,
+    write_seal,
+)
 from curiosity_tui.textfiles import utf8_lines
 
 __all__ = [
@@ -312,6 +320,10 @@ class UnblindReport(BaseModel):
     items: list[ItemRow]
     controls: list[ControlResult]
     log_seq: int
+    changes_since_opened: list[str] = Field(
+        default_factory=list,
+        description="ratings and adjudication files changed since the key was last opened",
+    )
     rater_groups: dict[str, str] = Field(
         default_factory=dict, description="rater → human or model; tables are per group"
     )
@@ -332,6 +344,8 @@ def unblind(
 ) -> UnblindReport:
     pack = Pack.open(packdir)
     log = PackLog(pack.path)
+    seals = read_seals(pack)
+    check_log(pack, log.entries(), seals)  # a log cut after unblinding is refused (403)
     comp = completeness(pack)
     # a damaged adjudication file is refused before anything is logged or the key is read
     in_force = current_adjudications(read_adjudications(pack))
@@ -346,6 +360,8 @@ def unblind(
             "Use --force to open it anyway (this is recorded in the pack log)."
         )
     ts = utc_now_milli()
+    adjudication = file_stamp(adjudication_path(pack.path))
+    changes = changes_since(seals, comp.files, adjudication)
     entry = log.append(
         "key_opened",
         by,
@@ -357,10 +373,20 @@ def unblind(
             "rated": comp.rated,
             "missing": {r: m for r, m in comp.missing.items() if m},
             "key_sha256": pack.manifest.key_sha256,
-            "adjudication": _file_stamp(adjudication_path(pack.path)),
+            "adjudication": adjudication,
+            "changes_since_opened": changes,
         },
         ts=ts,
     )
+    seal = Seal(
+        log_seq=entry.seq,
+        log_hash=entry.hash,
+        ts=ts,
+        by=by,
+        files=comp.files,
+        adjudication=adjudication,
+    )
+    write_seal(pack, seal)
     try:
         key = read_key(pack, key_path)
     except PackError as err:
@@ -410,18 +436,11 @@ def unblind(
         items=items,
         controls=controls,
         log_seq=entry.seq,
+        changes_since_opened=changes,
         rater_groups={r: rater_group(r) for r in raters},
         adjudicated=[_adjudicated_row(r, key, latest) for r in in_force.values()],
         adjudicated_tables=adjudicated_tables if in_force else [],
     )
-
-
-def _file_stamp(path: Path) -> dict[str, Any]:
-    """sha256 and line count of a file as it stands (None, 0 when there is none)."""
-    if not path.exists():
-        return {"sha256": None, "records": 0}
-    raw = path.read_bytes()
-    return {"sha256": sha256_bytes(raw), "records": sum(1 for x in raw.split(b"\n") if x.strip())}
 
 
 def _adjudicated_row(
@@ -534,6 +553,7 @@ def format_unblind(rep: UnblindReport) -> str:
         f"pack {rep.pack_id} unblinded by {rep.by} at {rep.ts} (pack log seq {rep.log_seq})",
         f"ratings: {comp.reason}" + ("  — FORCED: ratings were incomplete" if rep.forced else ""),
     ]
+    lines += [f"CHANGED AFTER UNBLINDING: {c}" for c in rep.changes_since_opened]
     for t in rep.tables:
         lines += _table_lines(t)
     if rep.controls:
