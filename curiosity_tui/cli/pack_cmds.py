@@ -86,6 +86,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     lk.add_argument("--permutations", type=int, default=99)
     lk.add_argument("--json", action="store_true")
     lk.set_defaults(handler=_leakcheck)
+    ad = psub.add_parser(
+        "add-rater", help="expect one more rater than the pack was built for (logged)"
+    )
+    ad.add_argument("packdir", type=Path, metavar="PACKDIR")
+    ad.add_argument("rater", metavar="NAME")
+    ad.add_argument("--by", required=True, help="who adds the rater (recorded in the pack log)")
+    ad.set_defaults(handler=_add_rater)
     ratings_cmds.register_export(psub)
 
     r = sub.add_parser(
@@ -193,8 +200,11 @@ def _build(args: argparse.Namespace) -> int:
     raters = [x.strip() for x in args.raters.split(",") if x.strip()]
     if args.min_raters < 1:
         raise InputError("--min-raters must be at least 1")
-    if args.leak_permutations < 1:
-        raise InputError("--leak-permutations must be at least 1")
+    from curiosity_tui.bounds import check_permutations
+    from curiosity_tui.packs.leakcheck import ALPHA
+
+    # before anything is built: a count that cannot reach α makes --strict a gate that never shuts
+    check_permutations(args.leak_permutations, flag="--leak-permutations", alpha=ALPHA)
     materials = [material_from_ledger(p) for p in collect_ledgers(args.runs)]
     held_out = [material_from_ledger(p) for p in collect_ledgers(args.control_runs)]
     res = build_pack(
@@ -264,6 +274,14 @@ def _leakcheck_after_build(res: BuildResult, *, strict: bool, permutations: int)
             f"p = {first.p_value:.3f}); {len(bad)} leaking task(s)"
         )
     return rep
+
+
+def _add_rater(args: argparse.Namespace) -> int:
+    from curiosity_tui.packs.rater_add import add_rater
+
+    seq = add_rater(args.packdir, args.rater, by=args.by)
+    print(f"{args.packdir}: rater {args.rater} added (pack log seq {seq})")
+    return 0
 
 
 def _leakcheck(args: argparse.Namespace) -> int:
@@ -342,8 +360,9 @@ def _rate_with_model(args: argparse.Namespace, session: RatingSession) -> int:
     for flag in ("concurrency", "max_tokens"):
         if getattr(args, flag) < 1:
             raise InputError(f"--{flag.replace('_', '-')} must be at least 1")
-    if args.max_retries < 0 or not args.timeout > 0:
-        raise InputError("--max-retries must be 0 or more and --timeout a positive number")
+    from curiosity_tui.bounds import check_call_numbers
+
+    check_call_numbers(args)
     run = asyncio.run(_model_run(args, session))
     if args.json:
         _print_json(run)
@@ -381,10 +400,11 @@ async def _model_run(args: argparse.Namespace, session: RatingSession) -> ModelR
 
 
 def _agreement(args: argparse.Namespace) -> int:
+    from curiosity_tui.bounds import MAX_BOOT, check_count, check_seed
     from curiosity_tui.packs.pack_agreement import format_agreement, pack_agreement
 
-    if args.boot < 0:
-        raise InputError("--boot must be ≥ 0")
+    check_count(args.boot, flag="--boot", low=10, high=MAX_BOOT)  # docs/errors.md, Numbers
+    check_seed(args.seed)
     _refuse_export(args.packdir, "agreement")
     if args.tui:
         from curiosity_tui.app.standalone import AgreementApp

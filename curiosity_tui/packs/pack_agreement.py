@@ -11,12 +11,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from curiosity_tui.packs.adjudication import adjudication_path
 from curiosity_tui.packs.agreement import PairAgreement, QuestionAgreement
 from curiosity_tui.packs.pack import Pack
 from curiosity_tui.packs.rater_groups import POOLED, grouped_agreement, groups_of
 from curiosity_tui.packs.rating import rated_items
-from curiosity_tui.packs.unblind import all_ratings
-from curiosity_tui.packs.unblind_seal import changes_now
+from curiosity_tui.packs.unblind import PackLog, all_ratings
+from curiosity_tui.packs.unblind_seal import changes_since, check_log, file_stamp, read_seals
 
 __all__ = ["PackAgreement", "format_agreement", "pack_agreement"]
 
@@ -56,7 +57,7 @@ def pack_agreement(
     """Agreement per question. ``real_only`` leaves out control items; it needs the key and
     is refused until ``unblind`` has logged ``key_opened``, so it cannot open the key early."""
     pack = Pack.open(packdir)
-    changes = changes_now(pack)  # a log cut after unblinding is refused (decision 403)
+    changes = _changes_now(pack)  # a log cut after unblinding is refused (decision 403)
     records = all_ratings(pack)
     order = pack.order
     scope = PackAgreement.model_fields["scope"].default
@@ -107,6 +108,18 @@ def pack_agreement(
         questions=questions,
         changes_since_opened=changes,
     )
+
+
+def _changes_now(pack: Pack) -> list[str]:
+    """For readers after unblinding (``agreement``): the log checked against the seals, then
+    what changed since the last opening."""
+    seals = read_seals(pack)
+    check_log(pack, PackLog(pack.path).entries(), seals)
+    if not seals:
+        return []
+    raters = set(seals[-1].files) | {p.stem for p in pack.ratings_dir.glob("*.jsonl")}
+    files = {r: file_stamp(pack.ratings_dir / f"{r}.jsonl") for r in sorted(raters)}
+    return changes_since(seals, files, file_stamp(adjudication_path(pack.path)))
 
 
 def format_agreement(rep: PackAgreement) -> str:

@@ -10,6 +10,7 @@ Saving an item again appends a revision; nothing is overwritten.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -306,6 +307,39 @@ def refuse_copied_records(files: Mapping[str, tuple[Path, list[RatingRecord]]]) 
                     f"record {on} (rater {other!r}): one rater's ratings under two names"
                 )
             first.setdefault(body, (rater, path, n))
+    _refuse_retimed_copies(files)
+
+
+#: characters of distinct grounds a file must hold before identical prose can only be a copy
+#: (boilerplate repeated on every item, as test fixtures write, does not count twice)
+COPY_PROSE_CHARS = 200
+
+
+def _content(records: list[RatingRecord]) -> tuple[tuple[str, int, str], ...]:
+    """A file's records as content: item, revision and answers; no times, no rater."""
+    return tuple(
+        (r.item, r.revision, json.dumps({q: a.model_dump() for q, a in r.answers.items()}))
+        for r in records
+    )
+
+
+def _refuse_retimed_copies(files: Mapping[str, tuple[Path, list[RatingRecord]]]) -> None:
+    """Refuse two raters' files with the same records in the same order, timestamps aside,
+    once they hold enough written grounds that identical prose cannot be chance (a copy with
+    every ``ts`` shifted by 1 ms passed the record-by-record check; decision 406)."""
+    seen: dict[tuple[tuple[str, int, str], ...], tuple[str, Path]] = {}
+    for rater, (path, records) in sorted(files.items()):
+        prose = sum(map(len, {a.grounds for r in records for a in r.answers.values()}))
+        if prose < COPY_PROSE_CHARS:
+            continue
+        key = _content(records)
+        if key in seen:
+            other, opath = seen[key]
+            raise RatingError(
+                f"{path}: its {len(records)} records are those of {opath} (rater {other!r}) "
+                "with other timestamps: one rater's ratings under two names"
+            )
+        seen[key] = (rater, path)
 
 
 def latest_by_item(records: Iterable[RatingRecord]) -> dict[str, RatingRecord]:

@@ -20,6 +20,7 @@ from pathlib import Path
 from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.errors import StorageError, os_reason
 from curiosity_tui.packs.pack import Pack, sha256_bytes
+from curiosity_tui.packs.rater_gate import refuse_unexpected_raters
 from curiosity_tui.packs.rating import (
     RatingError,
     RatingRecord,
@@ -127,6 +128,7 @@ def import_ratings(
         existing = read_rater_file(dest, name, pack.manifest.pack_id)
         _check_second_file(dest, existing, incoming, replace)
         _check_new_records(pack, src, incoming, len(existing))
+        refuse_unexpected_raters(pack, {name: (src, incoming)}, PackLog(pack.path).entries())
         _refuse_copies(pack, name, src, incoming)
         body = "".join(r.model_dump_json(exclude_none=True) + "\n" for r in incoming).encode()
         try:

@@ -35,6 +35,7 @@ from curiosity_tui.packs.pack import (
     default_key_path,
     sha256_bytes,
 )
+from curiosity_tui.packs.rater_gate import added_raters, refuse_unexpected_raters
 from curiosity_tui.packs.rater_groups import groups_of
 from curiosity_tui.packs.rating import (
     RatingError,
@@ -170,14 +171,25 @@ def all_ratings(pack: Pack) -> dict[str, list[Any]]:
             continue
         out[name] = read_rater_file(f, name, pack.manifest.pack_id)
         files[name] = (f, out[name])
+    refuse_unexpected_raters(pack, files, _log_entries_if_needed(pack, files))
     refuse_copied_records(files)
     return out
+
+
+def _log_entries_if_needed(pack: Pack, files: dict[str, Any]) -> list[LogEntry]:
+    """The pack log, read only when a file's rater is not an expected one."""
+    expected = set(pack.manifest.expected_raters)
+    if not expected or all(r in expected for r in files):
+        return []
+    return PackLog(pack.path).entries()
 
 
 def completeness(pack: Pack) -> Completeness:
     records = all_ratings(pack)
     order = pack.order
     expected = list(pack.manifest.expected_raters)
+    if expected:  # a rater added on the record (pack add-rater) is expected too
+        expected += sorted(added_raters(PackLog(pack.path).entries()) - set(expected))
     raters = sorted(set(records) | set(expected))
     rated: dict[str, int] = {}
     missing: dict[str, list[str]] = {}

@@ -120,18 +120,3 @@ def file_stamp(path: Path) -> dict[str, Any]:
         return {"sha256": None, "records": 0}
     raw = path.read_bytes()
     return {"sha256": sha256_bytes(raw), "records": sum(1 for x in raw.split(b"\n") if x.strip())}
-
-
-def changes_now(pack: Pack) -> list[str]:
-    """For readers after unblinding (``agreement``): the log checked against the seals, then
-    what changed since the last opening."""
-    from curiosity_tui.packs.adjudication import adjudication_path
-    from curiosity_tui.packs.unblind import PackLog
-
-    seals = read_seals(pack)
-    check_log(pack, PackLog(pack.path).entries(), seals)
-    if not seals:
-        return []
-    raters = set(seals[-1].files) | {p.stem for p in pack.ratings_dir.glob("*.jsonl")}
-    files = {r: file_stamp(pack.ratings_dir / f"{r}.jsonl") for r in sorted(raters)}
-    return changes_since(seals, files, file_stamp(adjudication_path(pack.path)))
