@@ -280,6 +280,12 @@ def _sweep(args: argparse.Namespace) -> int:
             eps = tuple(float(x) for x in args.epsilons.split(",") if x.strip())
         except ValueError:
             raise InputError(f"--epsilons: not a comma-separated list: {args.epsilons!r}") from None
+        from curiosity_tui.bounds import check_real
+
+        for e in eps:  # nan, inf, -1 were accepted (docs/errors.md, Numbers)
+            check_real(e, flag="--epsilons", low=0.0, high=1.0, low_open=True)
+        if not eps:
+            raise InputError(f"--epsilons {args.epsilons!r}: no value given")
     results = []
     if args.deltas:
         results.append(sweep(_read_deltas(args.deltas), eps, label=str(args.deltas)))
