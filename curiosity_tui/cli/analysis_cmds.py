@@ -275,7 +275,7 @@ def _sweep(args: argparse.Namespace) -> int:
     from curiosity_tui.analysis.sweep import DEFAULT_EPSILONS, format_sweep, sweep, sweep_runs
 
     eps: tuple[float, ...] = DEFAULT_EPSILONS
-    if args.epsilons:
+    if args.epsilons is not None:  # an empty list is refused, not taken as the default
         try:
             eps = tuple(float(x) for x in args.epsilons.split(",") if x.strip())
         except ValueError:

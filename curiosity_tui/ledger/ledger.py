@@ -438,7 +438,7 @@ class Ledger:
         except OSError as err:
             self._projection_stale = True
             self.warning = (
-                f"{store.path}: projection not updated ({err.strerror or err}); session "
+                f"{err.filename or store.path}: projection not updated ({err.strerror or err}); session "
                 f"{b.session} is committed to the journal, the projection is rebuilt on next open"
             )
             raise

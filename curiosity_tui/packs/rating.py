@@ -16,9 +16,10 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.clock import utc_now_milli
@@ -83,7 +84,23 @@ class ModelRating(BaseModel):
     code: str | None = Field(default=None, description="failure code of a missing rating")
 
 
+def parse_iso_ts(ts: str) -> str | None:
+    """Why ``ts`` is not an ISO-8601 UTC time as the tools write it (``…Z``), or None."""
+    try:
+        ok = ts.endswith("Z") and datetime.fromisoformat(ts[:-1] + "+00:00") is not None
+    except ValueError:
+        ok = False
+    return (
+        None
+        if ok
+        else f"ts {ts[:40]!r} is not an ISO-8601 UTC time (like 2026-01-02T03:04:05.678Z)"
+    )
+
+
 class RatingRecord(BaseModel):
+    #: a misspelt field (``items_sha265``) is refused, not dropped (issue 25, item 9)
+    model_config = ConfigDict(extra="forbid")
+
     pack_id: str
     item: str
     rater: str
@@ -101,6 +118,14 @@ class RatingRecord(BaseModel):
         description="sha256 of the pack's items the rater saw; checked by `ratings import` "
         "(absent from records saved before exports existed)",
     )
+
+    @field_validator("ts")
+    @classmethod
+    def _iso_ts(cls, ts: str) -> str:
+        problem = parse_iso_ts(ts)
+        if problem is not None:
+            raise ValueError(problem)
+        return ts
 
     @property
     def rated(self) -> bool:
@@ -255,8 +280,11 @@ def _numbered(path: Path) -> list[tuple[int, RatingRecord]]:
         try:
             out.append((lineno, RatingRecord.model_validate_json(line)))
         except ValidationError as err:
+            first = err.errors()[0]
+            loc = ".".join(str(x) for x in first["loc"])
+            where = f" ({loc})" if loc else ""
             raise RatingError(
-                f"{path}:{lineno}: damaged rating record: {err.errors()[0]['msg']}"
+                f"{path}:{lineno}: damaged rating record{where}: {first['msg']}"
             ) from err
     return out
 
