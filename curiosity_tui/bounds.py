@@ -76,6 +76,13 @@ def check_permutations(value: int, *, flag: str, alpha: float) -> int:
 
 #: retries per model call
 MAX_RETRIES = 100
+#: worker processes of a pilot, and requests in flight
+MAX_WORKERS = 64
+MAX_CONCURRENCY = 256
+#: raters a pack may require, control items per kind, tokens a model rater's reply may take
+MAX_RATERS = 1_000
+MAX_CONTROLS = 100
+MAX_TOKENS = 1_000_000
 
 
 def check_call_numbers(args: Any) -> None:

@@ -29,6 +29,10 @@ CASES = [
     ("run", ["--sessions", "1000000000"], "--sessions 1000000000"),
     ("run", ["--max-retries", "-1"], "--max-retries -1"),
     ("leakcheck", ["--permutations", "-1"], "--permutations -1"),
+    ("pilot", ["--workers", "1000000000"], "--workers 1000000000"),
+    ("pilot", ["--concurrency", "0"], "--concurrency 0"),
+    ("build", ["--controls", "-1"], "--controls -1"),
+    ("build", ["--min-raters", "100000"], "--min-raters 100000"),
 ]
 
 
@@ -62,6 +66,12 @@ def test_bad_numbers_are_refused_in_one_line(
         ]
     elif command == "sweep":
         argv = ["sweep", str(targets["run"]), *extra]
+    elif command == "pilot":
+        plan = targets["run"].parent / "plan.toml"
+        argv = ["pilot", "run", str(plan), "--out", str(plan.parent / "out"), "--scripted", *extra]
+    elif command == "build":
+        out = targets["run"].parent / "newpack"
+        argv = ["pack", "build", str(targets["run"]), "--out", str(out), *extra]
     elif command == "leakcheck":
         argv = ["pack", "leakcheck", str(targets["pack"]), *extra]
     else:

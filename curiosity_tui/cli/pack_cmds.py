@@ -198,8 +198,10 @@ def _build(args: argparse.Namespace) -> int:
 
     scheme = load_scheme(args.scheme)
     raters = [x.strip() for x in args.raters.split(",") if x.strip()]
-    if args.min_raters < 1:
-        raise InputError("--min-raters must be at least 1")
+    from curiosity_tui.bounds import MAX_CONTROLS, MAX_RATERS, check_count
+
+    check_count(args.min_raters, flag="--min-raters", low=1, high=MAX_RATERS)
+    check_count(args.controls, flag="--controls", low=0, high=MAX_CONTROLS)
     from curiosity_tui.bounds import check_permutations
     from curiosity_tui.packs.leakcheck import ALPHA
 
@@ -357,9 +359,10 @@ def _rate_with_model(args: argparse.Namespace, session: RatingSession) -> int:
         )
     if not args.model:
         raise InputError(f"rater {session.rater!r} is a model rater: pass --model (and --base-url)")
-    for flag in ("concurrency", "max_tokens"):
-        if getattr(args, flag) < 1:
-            raise InputError(f"--{flag.replace('_', '-')} must be at least 1")
+    from curiosity_tui.bounds import MAX_CONCURRENCY, MAX_TOKENS, check_count
+
+    check_count(args.concurrency, flag="--concurrency", low=1, high=MAX_CONCURRENCY)
+    check_count(args.max_tokens, flag="--max-tokens", low=1, high=MAX_TOKENS)
     from curiosity_tui.bounds import check_call_numbers
 
     check_call_numbers(args)
