@@ -10,9 +10,9 @@ import pytest
 
 from curiosity_tui.cli import main
 from curiosity_tui.ledger import Ledger, RunMeta
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
 
 CASES = [
     ("agreement", ["--seed", "-1"], "--seed -1"),

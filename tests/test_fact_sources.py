@@ -12,10 +12,10 @@ import pytest
 
 from curiosity_tui.contract.sources import add_source
 from curiosity_tui.ledger import Ledger, RunMeta
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.research import ResearchResponder, load_bank
-from curiosity_tui.protocol.runner import run_ledger
-from curiosity_tui.protocol.scripted_server import ScriptedServer
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.offline.research import ResearchResponder, load_bank
+from curiosity_tui.offline.scripted_server import ScriptedServer
+from curiosity_tui.runs.runner import run_ledger
 
 QUOTED = "Wittenberg printers issued more than two hundred editions of Luther's tracts."
 SOURCE = f"Printing in the Empire, 1517-1520.\n{QUOTED}\nOther presses followed.\n"

@@ -34,12 +34,12 @@ from curiosity_tui.app.base import load_keymap
 from curiosity_tui.cli import main
 from curiosity_tui.errors import EXIT_CODES, CuriosityError
 from curiosity_tui.ledger.journal import scan
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.rating import RatingSession
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
 from curiosity_tui.packs.unblind import unblind
-from curiosity_tui.protocol.relay import load_relay
+from curiosity_tui.runs.relay import load_relay
 
 pytestmark = pytest.mark.fuzz
 

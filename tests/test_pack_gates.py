@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from curiosity_tui.cli import main
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials, make_run_dir
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.rating import RatingSession
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials, make_run_dir
 
 GROUNDS = "the later session builds on the first one's account of the Wittenberg presses"
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from curiosity_tui.cli import main
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.disagreement import AdjudicationError, adjudicate
 from curiosity_tui.packs.pack import PackError
 from curiosity_tui.packs.rating import RatingSession
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
 from curiosity_tui.packs.unblind import unblind
 from curiosity_tui.packs.unblind_seal import SEAL_FILE
 

@@ -14,8 +14,8 @@ from test_verdict_pilot import PLAN
 
 from curiosity_tui.cli import main
 from curiosity_tui.ledger import Ledger
-from curiosity_tui.protocol.research import ResearchResponder
-from curiosity_tui.protocol.scripted_server import ScriptedServer
+from curiosity_tui.offline.research import ResearchResponder
+from curiosity_tui.offline.scripted_server import ScriptedServer
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ import pytest
 
 from curiosity_tui.cli import main
 from curiosity_tui.ledger import Ledger, RunMeta
-from curiosity_tui.protocol.research import ResearchResponder, load_bank
-from curiosity_tui.protocol.scripted_server import ScriptedServer
+from curiosity_tui.offline.research import ResearchResponder, load_bank
+from curiosity_tui.offline.scripted_server import ScriptedServer
 
 KEY = "sk-test-Echo9f3Qz7LmW2xVb8Tn"
 

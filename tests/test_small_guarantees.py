@@ -13,11 +13,11 @@ from pydantic import ValidationError
 import curiosity_tui.packs.build as build_mod
 from curiosity_tui.cli import main
 from curiosity_tui.ledger import Ledger, RunMeta
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.pack import PackError
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
-from curiosity_tui.protocol.relay import RelayPlan
+from curiosity_tui.runs.relay import RelayPlan
 
 SEED = "Did the printing press cause the Reformation?"
 

@@ -13,9 +13,11 @@ Each problem is an InputError naming the file and the binding id.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
-from curiosity_tui.app.keys import all_rows
+from curiosity_tui.app.screen_registry import key_holders
 from curiosity_tui.errors import InputError
 
 RESERVED = frozenset({"q", "escape", "ctrl+q"})
@@ -28,13 +30,24 @@ def _keys(value: str) -> list[str]:
     return [k.strip() for k in value.split(",") if k.strip()]
 
 
-def check_keymap(keymap: dict[str, str], where: Path) -> None:
+def _rows(app_bindings: Iterable[Any]) -> Iterator[tuple[str, str, str]]:
+    """(screen, binding id, key) of every key: the app's own, then every screen's."""
+    holders: list[tuple[str, Iterable[Any]]] = [("Everywhere", app_bindings)]
+    holders += [(title, getattr(cls, "BINDINGS", [])) for title, _ids, cls in key_holders()]
+    for title, bindings in holders:
+        for b in bindings:
+            if getattr(b, "id", None) and isinstance(getattr(b, "key", None), str):
+                for key in b.key.split(","):
+                    yield title, b.id, key.strip()
+
+
+def check_keymap(keymap: dict[str, str], where: Path, app_bindings: Iterable[Any] = ()) -> None:
+    """Raise InputError for the first bad value (``app_bindings``: the app's own bindings)."""
     defaults: dict[str, set[str]] = {}
     screens: dict[str, dict[str, set[str]]] = {}
-    for row in all_rows():
-        if row.id:
-            defaults.setdefault(row.id, set()).add(row.key)
-            screens.setdefault(row.screen, {}).setdefault(row.id, set()).add(row.key)
+    for title, bid, key in _rows(app_bindings):
+        defaults.setdefault(bid, set()).add(key)
+        screens.setdefault(title, {}).setdefault(bid, set()).add(key)
     for bid, value in sorted(keymap.items()):
         keys = _keys(value)
         bad = next((k for k in keys if not _KEY.match(k)), None) if keys else value

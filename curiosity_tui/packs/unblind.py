@@ -351,26 +351,11 @@ class UnblindReport(BaseModel):
     )
 
 
-def unblind(
-    packdir: str | Path, *, by: str, force: bool = False, key_path: Path | None = None
-) -> UnblindReport:
-    pack = Pack.open(packdir)
-    log = PackLog(pack.path)
-    seals = read_seals(pack)
-    check_log(pack, log.entries(), seals)  # a log cut after unblinding is refused (403)
-    comp = completeness(pack)
-    # a damaged adjudication file is refused before anything is logged or the key is read
-    in_force = current_adjudications(read_adjudications(pack))
-    if not comp.complete and not force:
-        log.append(
-            "unblind_refused",
-            by,
-            {"reason": comp.reason, "files": comp.files, "rated": comp.rated},
-        )
-        raise UnblindRefused(
-            f"ratings are incomplete ({comp.reason}); the key stays closed. "
-            "Use --force to open it anyway (this is recorded in the pack log)."
-        )
+def _open_key(
+    pack: Pack, log: PackLog, comp: Completeness, seals: list[Seal], *, by: str, force: bool
+) -> tuple[LogEntry, list[str]]:
+    """Log ``key_opened`` (what the ratings were, what changed since the last opening) and
+    seal it outside the log (decision 403); the entry and the changes."""
     ts = utc_now_milli()
     adjudication = file_stamp(adjudication_path(pack.path))
     changes = changes_since(seals, comp.files, adjudication)
@@ -399,6 +384,31 @@ def unblind(
         adjudication=adjudication,
     )
     write_seal(pack, seal)
+    return entry, changes
+
+
+def unblind(
+    packdir: str | Path, *, by: str, force: bool = False, key_path: Path | None = None
+) -> UnblindReport:
+    pack = Pack.open(packdir)
+    log = PackLog(pack.path)
+    seals = read_seals(pack)
+    check_log(pack, log.entries(), seals)  # a log cut after unblinding is refused (403)
+    comp = completeness(pack)
+    # a damaged adjudication file is refused before anything is logged or the key is read
+    in_force = current_adjudications(read_adjudications(pack))
+    if not comp.complete and not force:
+        log.append(
+            "unblind_refused",
+            by,
+            {"reason": comp.reason, "files": comp.files, "rated": comp.rated},
+        )
+        raise UnblindRefused(
+            f"ratings are incomplete ({comp.reason}); the key stays closed. "
+            "Use --force to open it anyway (this is recorded in the pack log)."
+        )
+    entry, changes = _open_key(pack, log, comp, seals, by=by, force=force)
+    ts = entry.ts
     try:
         key = read_key(pack, key_path)
     except PackError as err:
