@@ -73,47 +73,53 @@ def main_bench() -> None:
                        "--chain", chain]) == 0  # fmt: skip
         assert _quiet(["pilot", "run", str(root / "plan.toml"), "--out", str(runs),
                        "--scripted"]) == 0  # fmt: skip
-        pack = root / "pack"
-        assert _quiet(["pack", "build", str(runs), "--out", str(pack), "--scheme", "pilot-02",
-                       "--seed", "1"]) == 0  # fmt: skip
-        key = json.loads((root / "pack.key.json").read_text())["items"]
-        items = [json.loads(ln) for ln in (pack / "items.jsonl").read_text().splitlines()]
-        x, y = [], []
-        for it in items:
-            k = key[it["id"]]
-            store_bearing = k["config"].startswith(("C", "B-armed"))
-            if k["kind"] == "run" and store_bearing:
-                x.append(item_features(it["sections"]))
-                y.append(k["config"].startswith("C"))
-        xa, ya = np.array(x), np.array(y)
-        clf = make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))
-        acc = cross_val_score(clf, xa, ya, cv=LeaveOneOut()).mean()
-        n = len(ya)
-        lo, hi = binom.ppf(0.025, n, 0.5) / n, binom.ppf(0.975, n, 0.5) / n
-        print(f"C vs B-armed: {n} items, logistic regression LOO accuracy {acc:.3f}; "
-              f"95% band of chance [{lo:.2f}, {hi:.2f}]: {'inside' if acc <= hi else 'OUTSIDE'}")  # fmt: skip
-        rep = leakcheck(pack, key_path=root / "pack.key.json", permutations=99)
-        task = next(t for t in rep.tasks if t.task == "C-vs-B-armed")
-        print(f"pack leakcheck C-vs-B-armed: accuracy {task.accuracy:.2f}, p = {task.p_value:.3f}:"
-              f" {task.verdict.split(':')[0]}")  # fmt: skip
-        text = (pack / "items.jsonl").read_text()
-        print(f"protocol status phrases in the pack: {len(STATUS.findall(text))}")
-        by_id = {it["id"]: it for it in items}
-        for cid, k in key.items():
-            if k["kind"] == "control" and k.get("base_item") in by_id:
-                shared = len(_lines(by_id[cid]) & _lines(by_id[k["base_item"]]))
-                print(f"control {k['control']}: shares {shared} of {len(_lines(by_id[cid]))} "
-                      "lines with its base item")  # fmt: skip
-        by_cfg: dict[str, list[str]] = {}
-        for iid, k in key.items():
-            if k["kind"] == "run":
-                by_cfg.setdefault(k["config"], []).append(iid)
-        most = max(
-            len(_lines(by_id[a]) & _lines(by_id[b]))
-            for ids in by_cfg.values()
-            for a, b in itertools.combinations(ids, 2)
-        )
-        print(f"most lines two real items of one configuration share: {most}")
+        for seed in (1, 2, 3):  # the shuffle and the controls' draws differ; the runs do not
+            pack = root / f"pack{seed}"
+            assert _quiet(["pack", "build", str(runs), "--out", str(pack), "--scheme", "pilot-02",
+                           "--seed", str(seed)]) == 0  # fmt: skip
+            print(f"pack seed {seed}:")
+            _measure(pack, root / f"pack{seed}.key.json")
+
+
+def _measure(pack: Path, key_path: Path) -> None:
+    key = json.loads(key_path.read_text())["items"]
+    items = [json.loads(ln) for ln in (pack / "items.jsonl").read_text().splitlines()]
+    x, y = [], []
+    for it in items:
+        k = key[it["id"]]
+        store_bearing = k["config"].startswith(("C", "B-armed"))
+        if k["kind"] == "run" and store_bearing:
+            x.append(item_features(it["sections"]))
+            y.append(k["config"].startswith("C"))
+    xa, ya = np.array(x), np.array(y)
+    clf = make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))
+    acc = cross_val_score(clf, xa, ya, cv=LeaveOneOut()).mean()
+    n = len(ya)
+    lo, hi = binom.ppf(0.025, n, 0.5) / n, binom.ppf(0.975, n, 0.5) / n
+    print(f"C vs B-armed: {n} items, logistic regression LOO accuracy {acc:.3f}; "
+          f"95% band of chance [{lo:.2f}, {hi:.2f}]: {'inside' if acc <= hi else 'OUTSIDE'}")  # fmt: skip
+    rep = leakcheck(pack, key_path=key_path, permutations=99)
+    task = next(t for t in rep.tasks if t.task == "C-vs-B-armed")
+    print(f"pack leakcheck C-vs-B-armed: accuracy {task.accuracy:.2f}, p = {task.p_value:.3f}:"
+          f" {task.verdict.split(':')[0]}")  # fmt: skip
+    text = (pack / "items.jsonl").read_text()
+    print(f"protocol status phrases in the pack: {len(STATUS.findall(text))}")
+    by_id = {it["id"]: it for it in items}
+    for cid, k in key.items():
+        if k["kind"] == "control" and k.get("base_item") in by_id:
+            shared = len(_lines(by_id[cid]) & _lines(by_id[k["base_item"]]))
+            print(f"control {k['control']}: shares {shared} of {len(_lines(by_id[cid]))} "
+                  "lines with its base item")  # fmt: skip
+    by_cfg: dict[str, list[str]] = {}
+    for iid, k in key.items():
+        if k["kind"] == "run":
+            by_cfg.setdefault(k["config"], []).append(iid)
+    most = max(
+        len(_lines(by_id[a]) & _lines(by_id[b]))
+        for ids in by_cfg.values()
+        for a, b in itertools.combinations(ids, 2)
+    )
+    print(f"most lines two real items of one configuration share: {most}")
 
 
 if __name__ == "__main__":
