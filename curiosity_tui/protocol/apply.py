@@ -104,7 +104,9 @@ def apply_facts(b: Batch, ctx: SessionContext, facts: list[FactItem]) -> int:
         text = f.text.strip()
         if nid is None or not text:
             continue
-        src, dropped = checked_source(ctx.led, b.state.meta, b.state.sources, f.source_id, text)
+        src, dropped = checked_source(
+            ctx.led.path, b.state.meta, b.state.sources, f.source_id, text
+        )
         if dropped:  # a cited source the fact does not quote (decision 407)
             ctx.rejected.append(dropped)
         b.emit(FactAttached(text=text, source=src), node=nid, actor=ctx.actor)

@@ -6,6 +6,7 @@ and the session's record says why (issue 25, item 10; decision 407). On a real m
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from curiosity_tui.contract.evidence import match_passage
@@ -15,7 +16,11 @@ from curiosity_tui.errors import CuriosityError
 
 
 def checked_source(
-    led: Any, meta: dict[str, Any] | None, sources: dict[str, Any], source_id: str | None, text: str
+    ledger_path: Path,
+    meta: dict[str, Any] | None,
+    sources: dict[str, Any],
+    source_id: str | None,
+    text: str,
 ) -> tuple[str | None, str | None]:
     """(the source id to store, or None; why a cited source was dropped, or None)."""
     if source_id is None or source_id not in sources:
@@ -28,7 +33,7 @@ def checked_source(
     if not verified:
         return source_id, None
     try:
-        outcome = match_passage(text, read_stored_source(led.path, sources[source_id]))
+        outcome = match_passage(text, read_stored_source(ledger_path, sources[source_id]))
     except CuriosityError as err:
         return None, f"fact source {source_id[:12]}: {err}; stored without the source"
     if not outcome.ok:
