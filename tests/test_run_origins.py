@@ -73,3 +73,6 @@ def test_verdict_and_report_name_a_run_recreated_later_against_another_model(
     report = tmp_path / "report.md"
     assert main(["report", str(pilot), "--out", str(report)]) == 0
     assert "deleted and re-created" in report.read_text()
+    capsys.readouterr()
+    main(["prereg", "verify", str(pilot / "prereg.jsonl")])
+    assert f"note: run {meta.name} was created at" in capsys.readouterr().out

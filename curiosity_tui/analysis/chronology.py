@@ -30,6 +30,7 @@ from curiosity_tui.analysis.lockchain import (
     stage_rank,
     verify_chain,
 )
+from curiosity_tui.analysis.run_origins import late_runs, pilot_records
 from curiosity_tui.analysis.runstamps import RunStamp, earliest, parse_ts, scan_stamps
 from curiosity_tui.ledger.identity import head_identity_problem
 
@@ -183,6 +184,8 @@ def verify_chain_and_runs(path: Path, *, runs_dir: Path | None = None) -> ChainR
     ]
     problems += chronology_problems(read_chain(path), stamps)
     rep.runs_checked = len(stamps)
+    created = [(s.run_id, s.created_at, s.origin) for s in stamps]
+    rep.run_notes = late_runs(created, pilot_records([s.origin for s in stamps]))  # 404
     if problems:
         rep.ok = False
         rep.problem = f"{len(problems)} chronology problem(s); first: {problems[0]}"

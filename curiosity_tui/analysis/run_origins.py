@@ -47,12 +47,16 @@ def _records_in(directory: Path) -> list[dict[str, Any]]:
     return out
 
 
-def pilot_records(runs: Sequence[RunData]) -> list[dict[str, Any]]:
+#: what the re-creation check needs of a run: (run id, created_at, where it is)
+Created = tuple[str, str, str]
+
+
+def pilot_records(origins: Sequence[str]) -> list[dict[str, Any]]:
     """Every shard record in the ``.pilot`` folders beside or above the runs' ledgers."""
     dirs: set[Path] = set()
-    for r in runs:
-        if r.origin:
-            p = Path(r.origin)
+    for origin in origins:
+        if origin:
+            p = Path(origin)
             dirs.update({p.parent, p.parent.parent})
     return [rec for d in sorted(dirs) for rec in _records_in(d)]
 
@@ -63,7 +67,7 @@ def _names(rec: dict[str, Any]) -> set[str]:
     }
 
 
-def late_runs(runs: Sequence[RunData], records: list[dict[str, Any]]) -> list[str]:
+def late_runs(runs: Sequence[Created], records: list[dict[str, Any]]) -> list[str]:
     finished = [
         (rec, t)
         for rec in records
@@ -73,20 +77,20 @@ def late_runs(runs: Sequence[RunData], records: list[dict[str, Any]]) -> list[st
         return []
     last = max(t for _, t in finished)
     notes = []
-    for run in runs:
-        created = parse_ts(str(run.meta.get("created_at") or ""))
+    for run_id, created_at, _origin in runs:
+        created = parse_ts(created_at)
         if created is None:
             continue
-        listed = [t for rec, t in finished if run.run_id in _names(rec)]
+        listed = [t for rec, t in finished if run_id in _names(rec)]
         if listed and created > min(listed):
             notes.append(
-                f"run {run.run_id} was created at {run.meta.get('created_at')}, after the pilot "
-                f"that ran it finished ({min(listed).isoformat()}): it was deleted and re-created"
+                f"run {run_id} was created at {created_at}, after the pilot that ran it "
+                f"finished ({min(listed).isoformat()}): it was deleted and re-created"
             )
         elif not listed and created > last:
             notes.append(
-                f"run {run.run_id} was created at {run.meta.get('created_at')}, after the pilot "
-                f"closed ({last.isoformat()}), and is in no pilot record"
+                f"run {run_id} was created at {created_at}, after the pilot closed "
+                f"({last.isoformat()}), and is in no pilot record"
             )
     return notes
 
@@ -123,4 +127,6 @@ def foreign_endpoints(runs: Sequence[RunData], plan_model: str | None) -> list[s
 
 
 def origin_notes(runs: Sequence[RunData], plan_model: str | None) -> list[str]:
-    return late_runs(runs, pilot_records(runs)) + foreign_endpoints(runs, plan_model)
+    created = [(r.run_id, str(r.meta.get("created_at") or ""), r.origin) for r in runs]
+    late = late_runs(created, pilot_records([r.origin for r in runs]))
+    return late + foreign_endpoints(runs, plan_model)

@@ -220,6 +220,9 @@ def _prereg_verify(args: argparse.Namespace) -> int:
         print(f"{chain}: BROKEN: {where}{rep.problem}")
         for p in rep.chronology_problems:
             print(f"  chronology: {p}")
+    if not args.json:
+        for note in rep.run_notes:
+            print(f"  note: {note}")
     return 0 if rep.ok else 1
 
 
