@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,6 +22,7 @@ from curiosity_tui.analysis.rundata import RunData
 from curiosity_tui.analysis.runstamps import parse_ts
 
 PILOT_DIR = ".pilot"
+ONE_SECOND = timedelta(seconds=1)
 HISTORY_FILE = "history.jsonl"
 
 
@@ -68,8 +70,10 @@ def _names(rec: dict[str, Any]) -> set[str]:
 
 
 def late_runs(runs: Sequence[Created], records: list[dict[str, Any]]) -> list[str]:
+    # a record's finished_at is cut to the second (utc_now_seconds): the pilot ended before
+    # the next whole second, so only a run created from then on is late
     finished = [
-        (rec, t)
+        (rec, t + ONE_SECOND)
         for rec in records
         if (t := parse_ts(str(rec.get("finished_at") or ""))) is not None
     ]
@@ -82,15 +86,15 @@ def late_runs(runs: Sequence[Created], records: list[dict[str, Any]]) -> list[st
         if created is None:
             continue
         listed = [t for rec, t in finished if run_id in _names(rec)]
-        if listed and created > min(listed):
+        if listed and created >= min(listed):
             notes.append(
                 f"run {run_id} was created at {created_at}, after the pilot that ran it "
-                f"finished ({min(listed).isoformat()}): it was deleted and re-created"
+                f"finished ({(min(listed) - ONE_SECOND).isoformat()}): it was deleted and re-created"
             )
-        elif not listed and created > last:
+        elif not listed and created >= last:
             notes.append(
                 f"run {run_id} was created at {created_at}, after the pilot closed "
-                f"({last.isoformat()}), and is in no pilot record"
+                f"({(last - ONE_SECOND).isoformat()}), and is in no pilot record"
             )
     return notes
 
