@@ -177,35 +177,25 @@ def lock(
     registry: Registry | None = None,
     ts: str | None = None,
     runs_dir: Path | None = None,
+    warn_only: bool = False,
 ) -> LockEntry:
     """Validate the plan and append it to the chain. Returns the new entry.
 
     Refused when the stage is earlier than the chain's, or no later than the runs that
     already exist (in ``runs_dir``, default the chain's directory): ``before-runs`` after
     any run, or a stage the existing runs were already created under."""
+    from curiosity_tui.analysis.plan_checks import refuse_unproducible
+
     plan_path = Path(plan_path)
     stage_rank(stage)
-    _, text = load_plan(plan_path, registry=registry)  # refuses open rules, unknown names
+    plan, text = load_plan(plan_path, registry=registry)  # refuses open rules, unknown names
+    if not warn_only:  # the plan must be able to produce its pack and metrics (decision 441)
+        refuse_unproducible(plan, str(plan_path), base=plan_path.parent)
     chain_path = Path(chain_path) if chain_path else plan_path.parent / CHAIN_FILE
     with _locked(chain_path):
         entries = load_verified_chain(chain_path)
         refuse_after_runs(stage, scan_stamps(Path(runs_dir) if runs_dir else chain_path.parent))
-        if entries:
-            last = entries[-1]
-            if stage_rank(stage) < stage_rank(last.stage):
-                raise ChainError(
-                    f"{chain_path}: stage {stage!r} would go back in time: seq {last.seq} is "
-                    f"already at {last.stage!r}; stages only move forward"
-                )
-            if not reason.strip():
-                raise ChainError(
-                    f"{chain_path}: an amendment (seq {last.seq + 1}) needs --reason: "
-                    "say what changed and what was known when it changed"
-                )
-            if last.stage == stage and last.plan_sha256 == sha256_text(text):
-                raise ChainError(
-                    f"{chain_path}: this plan is already locked at {stage!r} (seq {last.seq})"
-                )
+        refuse_amendment(entries, stage, reason, sha256_text(text), chain_path)
         prev = entries[-1].hash if entries else GENESIS
         fields: dict[str, Any] = {
             "seq": len(entries) + 1,
@@ -222,6 +212,28 @@ def lock(
         line = json.dumps(entry.model_dump(), ensure_ascii=False, sort_keys=True) + "\n"
         append_line_durable(chain_path, line.encode("utf-8"))
     return entry
+
+
+def refuse_amendment(
+    entries: list[LockEntry], stage: str, reason: str, plan_sha256: str, chain_path: Path
+) -> None:
+    """:class:`ChainError` when a lock after ``entries`` would go back a stage, amend
+    without a reason, or repeat the last lock."""
+    if not entries:
+        return
+    last = entries[-1]
+    if stage_rank(stage) < stage_rank(last.stage):
+        raise ChainError(
+            f"{chain_path}: stage {stage!r} would go back in time: seq {last.seq} is "
+            f"already at {last.stage!r}; stages only move forward"
+        )
+    if not reason.strip():
+        raise ChainError(
+            f"{chain_path}: an amendment (seq {last.seq + 1}) needs --reason: "
+            "say what changed and what was known when it changed"
+        )
+    if last.stage == stage and last.plan_sha256 == plan_sha256:
+        raise ChainError(f"{chain_path}: this plan is already locked at {stage!r} (seq {last.seq})")
 
 
 def refuse_after_runs(stage: str, stamps: list[RunStamp]) -> None:
