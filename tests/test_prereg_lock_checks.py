@@ -145,3 +145,17 @@ def test_a_bad_pack_pick_is_a_plan_error_with_its_line(
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     assert f"{plan}:" in err and "pack.sessions" in err and "must come after the first" in err
+
+
+def test_each_session_need_names_real_metrics() -> None:
+    """The session-needs table names metrics the registry has (a rename fails here)."""
+    from curiosity_tui.analysis.plan_checks import sessions_needed
+    from curiosity_tui.analysis.registry import default_registry
+
+    plan = parse_plan(BASE.format(sessions=3, metrics='["max_depth"]', pack=""))
+    needs = {m.name: sessions_needed(m.name, plan) for m in default_registry()}
+    with_needs = {k for k, v in needs.items() if v is not None}
+    assert {"voluntary_progression", "voluntary_progression_raw", "regen_mean"} <= with_needs
+    assert {"relay_drift_total", "attraction_sustained_sessions"} <= with_needs
+    assert needs["attraction_excess_share"] is not None
+    assert needs["attraction_excess_share"][0] == 4 and needs["max_depth"] is None

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from pydantic import BaseModel
 
+from curiosity_tui.analysis.practice import replies_of, run_replies
 from curiosity_tui.analysis.rundata import RunData
 
 DEFAULT_EPSILONS: tuple[float, ...] = (0.05, 0.10, 0.15, 0.20, 0.25, 0.30, 0.40)
@@ -38,6 +39,8 @@ class SweepResult(BaseModel):
     recorded_epsilons: list[float]
     rows: list[SweepRow]
     caveat: str
+    #: whose replies the Δ values came from: model, scripted (practice) or mixed (442)
+    replies: str = "model"
 
 
 def preserves(delta: float, epsilon: float) -> bool:
@@ -99,7 +102,9 @@ def sweep_runs(
             if r.epsilon is not None:
                 rec.add(r.epsilon)
             rec.update(s.epsilon for s in r.committed_sessions() if s.epsilon is not None)
-        out.append(sweep(deltas, epsilons, recorded_epsilons=rec, label=label))
+        res = sweep(deltas, epsilons, recorded_epsilons=rec, label=label)
+        res.replies = replies_of(run_replies(r) for r in rs)
+        out.append(res)
     return out
 
 
@@ -110,8 +115,9 @@ def format_sweep(result: SweepResult) -> str:
         *("—" if r.rate is None else f"{r.rate:.2f}" for r in result.rows),
     ]
     count = ["preserved / n", *(f"{r.preserved}/{r.n}" for r in result.rows)]
+    replies = "" if result.replies == "model" else f" — {result.replies.upper()} replies"
     lines = [
-        f"ε sweep — {result.label} (re-classification of recorded Δ, not runs)",
+        f"ε sweep — {result.label}{replies} (re-classification of recorded Δ, not runs)",
         "| " + " | ".join(head) + " |",
         "|" + "---|" * len(head),
         "| " + " | ".join(body) + " |",

@@ -102,6 +102,12 @@ def _register_verdict_sweep_report(sub: argparse._SubParsersAction) -> None:
     )
     v.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     v.add_argument("--json", action="store_true")
+    v.add_argument(
+        "--allow-mixed",
+        action="store_true",
+        help="evaluate runs with scripted and model replies together (refused by default; the "
+        "output names the scripted runs)",
+    )
     v.set_defaults(handler=_verdict)
 
     s = sub.add_parser(
@@ -261,7 +267,7 @@ def _prereg_verify(args: argparse.Namespace) -> int:
 def _verdict(args: argparse.Namespace) -> int:
     from curiosity_tui.analysis.verdict import format_report, report_json, verdict_for_dir
 
-    rep = verdict_for_dir(args.run_dir)
+    rep = verdict_for_dir(args.run_dir, allow_mixed=args.allow_mixed)
     print(report_json(rep) if args.json else format_report(rep))
     return 0
 
@@ -324,7 +330,10 @@ def _sweep(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([r.model_dump() for r in results], indent=1))
     else:
-        print("\n\n".join(format_sweep(r) for r in results))
+        from curiosity_tui.analysis.practice import banner, replies_of
+
+        label = banner(replies_of(r.replies for r in results))
+        print("\n\n".join([label] * bool(label) + [format_sweep(r) for r in results]))
     return 0
 
 
