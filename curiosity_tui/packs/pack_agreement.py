@@ -37,6 +37,8 @@ class PackAgreement(BaseModel):
     n_boot: int
     seed: int
     questions: list[QuestionAgreement]
+    #: "scripted" when the pack was built from scripted runs (practice, decision 442)
+    replies: str = "model"
 
 
 def pack_agreement(
@@ -99,14 +101,19 @@ def pack_agreement(
         n_boot=n_boot,
         seed=seed,
         questions=questions,
+        replies="scripted" if pack.manifest.scripted else "model",
     )
 
 
 def format_agreement(rep: PackAgreement) -> str:
     """The report as text; every statistic row starts with its group (human, model,
     human-model, or pooled when asked for)."""
+    from curiosity_tui.analysis.practice import banner
+
     groups = "; ".join(f"{g}: {', '.join(rs)}" for g, rs in rep.groups.items())
-    lines = [
+    label = banner(rep.replies)
+    lines = [label] if label else []
+    lines += [
         f"pack {rep.pack_id} · scheme {rep.scheme} · {rep.n_items} items · "
         f"raters: {groups or '(none yet)'}",
         f"intervals: 95% percentile bootstrap, {rep.n_boot} samples resampling runs, seed {rep.seed}",

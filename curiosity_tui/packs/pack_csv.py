@@ -45,6 +45,7 @@ AGREEMENT_COLUMNS: tuple[str, ...] = (
     "n_items",
     "n_dropped",
     "undefined_reason",
+    "replies",
 )
 
 UNBLIND_COLUMNS: tuple[str, ...] = (
@@ -56,6 +57,7 @@ UNBLIND_COLUMNS: tuple[str, ...] = (
     "question",
     "rater",
     "category",
+    "replies",
 )
 
 RATINGS_COLUMNS: tuple[str, ...] = (
@@ -106,7 +108,7 @@ def _question_rows(qa: QuestionAgreement) -> list[list[Cell]]:
 def agreement_rows(rep: PackAgreement) -> list[list[Cell]]:
     """Per question: raw agreement, Fleiss' κ, Krippendorff's α over all raters (rater
     columns empty), then raw agreement and Cohen's κ for each rater pair."""
-    return [row for qa in rep.questions for row in _question_rows(qa)]
+    return [[*row, rep.replies] for qa in rep.questions for row in _question_rows(qa)]
 
 
 def unblind_rows(rep: UnblindReport) -> list[list[Cell]]:
@@ -118,7 +120,8 @@ def unblind_rows(rep: UnblindReport) -> list[list[Cell]]:
         for q in questions:
             for r in raters:
                 cat = it.categories.get(r, {}).get(q)
-                rows.append([it.item, it.kind, it.control, it.run, it.config, q, r, cat])
+                row = [it.item, it.kind, it.control, it.run, it.config, q, r, cat]
+                rows.append([*row, rep.replies])
     return rows
 
 
