@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable, Static
 
 from curiosity_tui.analysis.practice import SCRIPTED_BANNER
@@ -60,3 +61,26 @@ async def test_analysis_screen_over_scripted_runs_says_so(tmp_path: Path) -> Non
         assert isinstance(screen, AnalysisScreen) and screen.error is None
         status = str(screen.query_one("#analysis-status", Static).render())
         assert status.startswith(SCRIPTED_BANNER)
+
+
+def test_agreement_and_unblind_over_a_scripted_pack_say_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import csv
+    import io
+    import json
+
+    from curiosity_tui.cli import main
+
+    ws = _workspace(tmp_path)
+    pack = str(ws / "packs" / "p1")
+    capsys.readouterr()
+    assert main(["agreement", pack, "--boot", "0"]) == 0
+    assert capsys.readouterr().out.startswith(SCRIPTED_BANNER)
+    assert main(["agreement", pack, "--boot", "0", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["replies"] == "scripted"
+    assert main(["unblind", pack, "--force", "--by", "coord"]) == 0
+    assert capsys.readouterr().out.startswith(SCRIPTED_BANNER)
+    assert main(["unblind", pack, "--force", "--by", "coord", "--csv", "-"]) == 0
+    header = next(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert header[-1] == "replies"  # no ratings yet: the column is there, rows come with them
