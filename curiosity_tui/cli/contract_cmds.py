@@ -89,6 +89,11 @@ def _downgrades_parser() -> argparse.ArgumentParser:
     dd.add_argument("decision", choices=["approve", "reject"])
     dd.add_argument("--grounds", required=True)
     dd.add_argument("--curator", required=True, help="your name (actor human:<name>)")
+    dd.add_argument(
+        "--allow-self-approval",
+        action="store_true",
+        help="approve a proposal you made yourself (refused by default; recorded in the event)",
+    )
     dd.set_defaults(handler=_downgrades_decide)
     return d
 
@@ -199,7 +204,14 @@ def _downgrades_decide(args: argparse.Namespace) -> int:
     from curiosity_tui.ledger import Ledger
 
     with Ledger.open(args.ledger, write=True) as led:
-        decide(led, args.id, args.decision, grounds=args.grounds, actor=_human(args.curator))
+        decide(
+            led,
+            args.id,
+            args.decision,
+            grounds=args.grounds,
+            actor=_human(args.curator),
+            allow_self_approval=args.allow_self_approval,
+        )
     print(f"{args.id} {args.decision}d")
     return 0
 

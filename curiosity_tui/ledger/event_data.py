@@ -131,6 +131,8 @@ class DowngradeDecided(_Data):
     decision: Literal["approve", "reject"]
     grounds: str
     at: str = ""
+    #: the decider also proposed it, approved under --allow-self-approval (decision 443)
+    self_approval: bool = False
 
 
 class DecayApplied(_Data):

@@ -446,6 +446,8 @@ def _dg_decided(
                 "ts": d.get("at", ""),
                 "session": session,
             }
+            if d.get("self_approval"):
+                p["decision"]["self_approval"] = True
             if d["decision"] == "approve":
                 if p["action"] == "waive":
                     r["status"] = "waived"
