@@ -294,7 +294,8 @@ class CuratorScreen(AppScreen):
         self.nav.open_ledger(self.ledger.path, node=self.current_id())
 
     def action_back(self) -> None:
-        self.notify("The run waits for you: ctrl+n continues it, q quits (every action is kept).")
+        go_on = self.key_for("curator.continue")
+        self.notify(f"The run waits for you: {go_on} continues it, q quits (every action is kept).")
 
     def action_continue_run(self) -> None:
         if self.done:
