@@ -197,7 +197,8 @@ class RunMonitorScreen(AppScreen):
             self.phase = "committed"
             self.log_line(
                 f"session {p.session}: committed — {p.calls} calls, {p.tokens} completion tokens, "
-                f"{p.elapsed_s:.1f}s into the run",
+                + (f"{p.session_s:.1f}s, " if p.session_s is not None else "")
+                + f"{p.elapsed_s:.1f}s into the run",
                 "green",
             )
             self.notify(f"Session {p.session} committed ({p.calls} calls, {p.tokens} tokens)")
