@@ -21,13 +21,14 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import Focus
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, ProgressBar, Static
@@ -64,6 +65,18 @@ class Draft:
     categories: dict[str, str | None] = field(default_factory=dict)
     grounds: dict[str, str] = field(default_factory=dict)
     quotes: dict[str, list[str]] = field(default_factory=dict)
+
+
+class GroundsInput(OrderedInput):
+    """A grounds line: focusing it (a re-picked category does) never selects the saved
+    grounds, and the cursor goes to their end, so the next key adds instead of replacing
+    (issue 28); ctrl+u clears them."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(select_on_focus=False, **kw)
+
+    def on_focus(self, event: Focus) -> None:
+        self.cursor_position = len(self.value)
 
 
 class RatingScreen(Screen[None]):
@@ -190,7 +203,7 @@ class RatingScreen(Screen[None]):
                 yield Static(q.help, classes="q-help", markup=False)
             choices = [Choice(c.key, c.id, c.label, c.help) for c in q.categories]
             yield ChoiceRow(q.id, choices, id=f"cats-{q.id}")
-            yield OrderedInput(
+            yield GroundsInput(
                 placeholder="grounds: one line" + (" (required)" if q.grounds_required else ""),
                 id=f"grounds-{q.id}",
             )
@@ -412,7 +425,9 @@ class RatingScreen(Screen[None]):
         elif qid and (focused.id or "").startswith("grounds-"):
             if picked == (qid, self._grounds(qid).value):
                 if picked[1]:
-                    self._message("Enter again keeps these grounds; typing replaces them")
+                    self._message(
+                        "Enter again keeps these grounds; typing adds to them, ctrl+u clears them"
+                    )
                 return
             q = self.scheme.question(qid)
             if q.grounds_required and not self._grounds(qid).value.strip():
