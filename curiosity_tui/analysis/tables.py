@@ -359,7 +359,7 @@ def format_tables(
                 f"{c}: " + ", ".join(fmt(v.value) for v in doc.metrics[name][c].per_run)
                 for c in doc.configs
             )
-            out.append(f"  {name} per run — {per}")
+            out.extend(wrap_line(f"  {name} per run — {per}", indent="      "))
         out.append("")
     if doc.differences:
         out.append("## differences (a − b of the means; 95% bootstrap interval resampling runs)")
@@ -370,7 +370,8 @@ def format_tables(
             out.append(f"### {a} − {b} ({label})")
             for d in rows:
                 note = f" — {d.note}" if d.note and d.ci_low is None else ""
-                out.append(f"  {d.metric:<28} {d.diff:+9.2f}  {fmt_interval(d)}{note}")
+                row = f"  {d.metric:<28} {d.diff:+9.2f}  {fmt_interval(d)}{note}"
+                out.extend(wrap_line(row, indent=" " * 43))
     if any(p.questions for p in doc.regen_dup_share_pooled.values()):
         out.append("## regen_dup_share, pooled over questions (per-run-then-mean is above)")
         for c, p in doc.regen_dup_share_pooled.items():
@@ -396,5 +397,28 @@ def format_tables(
             f"{k.n_runs} runs{note}"
         )
     out.append("")
-    out.append("Denominators: " + "; ".join(f"{m.name}: {m.denominator}" for m in registry))
+    out.append("Denominators:")
+    for m in registry:  # one metric a line, wrapped (it was one 3,000-character line)
+        out.extend(wrap_line(f"  {m.name}: {m.denominator}", indent="      "))
     return "\n".join(out)
+
+
+#: the width the text output wraps its long lines at (tables and the practice banner excepted)
+WRAP = 100
+
+
+def wrap_line(line: str, *, indent: str) -> list[str]:
+    """``line`` wrapped at :data:`WRAP` columns, continuation lines indented by ``indent``."""
+    import textwrap
+
+    if len(line) <= WRAP:
+        return [line]
+    lead = line[: len(line) - len(line.lstrip())]
+    return textwrap.wrap(
+        line.strip(),
+        width=WRAP,
+        initial_indent=lead,
+        subsequent_indent=indent,
+        break_on_hyphens=False,
+        break_long_words=False,
+    )
