@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.css.query import NoMatches
-from textual.widgets import Header, Input, OptionList, Static
+from textual.widgets import Header, Input, OptionList, Static, TextArea
 
 from curiosity_tui.clock import utc_now_micro as utc_now
 from curiosity_tui.errors import CuriosityError
@@ -60,12 +60,13 @@ class HumanSessionScreen(AppScreen):
     HumanSessionScreen HumanForm { width: 1fr; padding: 0 1; }
     HumanSessionScreen .hs-label { margin-top: 1; color: $text-muted; }
     HumanSessionScreen .hs-choice { height: auto; max-height: 6; }
+    HumanSessionScreen .hs-text { height: 5; }
     HumanSessionScreen #hs-error { color: $error; height: auto; }
     """
     BINDINGS = [
         Binding("ctrl+s", "submit", "Submit", id="human.submit", priority=True),
         Binding("escape", "back", "Back", id="human.back", priority=True),
-        Binding("enter", "step(1)", "Next field", id="human.enter", priority=True, show=False),
+        Binding("enter", "enter", "Next field", id="human.enter", priority=True, show=False),
         Binding("tab", "step(1)", "Next field", id="human.tab", priority=True, show=False),
         Binding(
             "shift+tab", "step(-1)", "Previous field", id="human.backtab", priority=True, show=False
@@ -148,7 +149,7 @@ class HumanSessionScreen(AppScreen):
         elif problem:
             self.notice = problem
         self._error(self.notice)
-        first = form.query("Input, OptionList").first()
+        first = form.query("Input, OptionList, TextArea").first()
         self.set_focus(first)
 
     # -- the draft --------------------------------------------------------------------
@@ -170,6 +171,7 @@ class HumanSessionScreen(AppScreen):
             self._error(f"draft not saved: {err}")
 
     @on(Input.Changed)
+    @on(TextArea.Changed)
     @on(OptionList.OptionHighlighted)
     def _changed(self, event: Any) -> None:
         if not self.is_mounted or self._save_pending:
@@ -182,6 +184,15 @@ class HumanSessionScreen(AppScreen):
         event.stop()  # Enter is the priority binding
 
     # -- actions ----------------------------------------------------------------------
+    async def action_enter(self) -> None:
+        """Enter: a new line in the answer and reason (several lines), else the next field."""
+        focused = self.focused
+        await drain(focused)
+        if isinstance(focused, TextArea):
+            focused.insert("\n")
+            return
+        await self.action_step(1)
+
     async def action_step(self, delta: int) -> None:
         await drain(self.focused)
         if delta > 0:
