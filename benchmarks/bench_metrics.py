@@ -22,9 +22,9 @@ from curiosity_tui.analysis.prereg import parse_plan
 from curiosity_tui.analysis.registry import default_registry
 from curiosity_tui.analysis.rundata import RunData, RunSession
 from curiosity_tui.analysis.sweep import sweep_runs
-from curiosity_tui.analysis.synthetic import random_run
 from curiosity_tui.analysis.tables import build
 from curiosity_tui.analysis.verdict import evaluate_rule, exploratory
+from curiosity_tui.offline.synthetic_rundata import random_run
 
 CONFIGS = ("B-armed+cur", "B-armed-cur", "C+cur", "C-cur")
 WORDS = [

@@ -63,13 +63,13 @@ if str(ROOT) not in sys.path:
 from curiosity_tui.cli.pilot_cmds import _cores, default_workers  # noqa: E402
 from curiosity_tui.ledger import Ledger  # noqa: E402
 from curiosity_tui.ledger.models import RunMeta  # noqa: E402
-from curiosity_tui.protocol.client import ModelClient  # noqa: E402
+from curiosity_tui.modelio.client import ModelClient  # noqa: E402
+from curiosity_tui.offline.demo import DemoResponder  # noqa: E402
+from curiosity_tui.offline.scripted_server import ScriptedServer  # noqa: E402
 from curiosity_tui.protocol.configs import CONFIG_NAMES  # noqa: E402
-from curiosity_tui.protocol.demo import DemoResponder  # noqa: E402
-from curiosity_tui.protocol.runner import plan_runs, run_ledger, run_pilot  # noqa: E402
-from curiosity_tui.protocol.scripted_server import ScriptedServer  # noqa: E402
 from curiosity_tui.protocol.session import run_session  # noqa: E402
-from curiosity_tui.protocol.workers import ClientSpec, run_pilot_workers  # noqa: E402
+from curiosity_tui.runs.runner import plan_runs, run_ledger, run_pilot  # noqa: E402
+from curiosity_tui.runs.workers import ClientSpec, run_pilot_workers  # noqa: E402
 
 SEED = "Did the printing press cause the Reformation?"
 CRITICAL_CALLS = 3  # candidates ∥ judge-before ∥ checkers → judge-after → deliverable
@@ -291,7 +291,7 @@ async def _bare_calls(base_url: str, n: int) -> float:
     """Reference: CPU seconds of ``n`` plain ``openai`` chat calls (no ModelClient), one at a time."""
     import openai
 
-    from curiosity_tui.protocol.client import schema_response_format
+    from curiosity_tui.modelio.client import schema_response_format
     from curiosity_tui.protocol.schemas import JudgeAfterResponse
 
     oa = openai.AsyncOpenAI(api_key="sk-test", base_url=base_url, max_retries=0)

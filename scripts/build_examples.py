@@ -6,13 +6,13 @@ as hand-written JSON. "Scripted" is recorded in each run's metadata (``options.s
 shown by the app and the pack manifest; the texts themselves carry no label:
 
 - example-<config>-pilot02: one five-session run of each of the six configurations, replies
-  drawn per run, session and call kind from the research bank (protocol/research.py);
+  drawn per run, session and call kind from the research bank (offline/research.py);
 - episode-grabe-pilot01 / -pilot02 and episode-suppression-pilot01 / -pilot02: the report's two
   §5 episodes replayed under both contracts;
 - evidence-pilot02: a C-cur run with the example source added, whose return conditions ask for
   what the source states, so checks cite its passages verbatim and evidence is verified;
 - example-relay-C+cur: a five-session C+cur relay between two scripted models, A -> B -> A ->
-  B -> A (protocol/relay_demo.py); each session record names its mind.
+  B -> A (offline/relay_demo.py); each session record names its mind.
 
 Usage: python scripts/build_examples.py [--out WORKSPACE] [--relay-only]   (default: repo root)
 """
@@ -30,14 +30,14 @@ sys.path.insert(0, str(ROOT))
 
 from curiosity_tui.contract.sources import add_source  # noqa: E402
 from curiosity_tui.ledger import Ledger, RunMeta, verify  # noqa: E402
-from curiosity_tui.protocol.client import ModelClient  # noqa: E402
+from curiosity_tui.modelio.client import ModelClient  # noqa: E402
+from curiosity_tui.offline.demo import DemoResponder  # noqa: E402
+from curiosity_tui.offline.episodes import EPISODES  # noqa: E402
+from curiosity_tui.offline.relay_demo import run_scripted_relay  # noqa: E402
+from curiosity_tui.offline.research import ResearchResponder  # noqa: E402
+from curiosity_tui.offline.scripted_server import ScriptedServer  # noqa: E402
 from curiosity_tui.protocol.configs import CONFIG_NAMES, get_configuration  # noqa: E402
-from curiosity_tui.protocol.demo import DemoResponder  # noqa: E402
-from curiosity_tui.protocol.episodes import EPISODES  # noqa: E402
-from curiosity_tui.protocol.relay_demo import run_scripted_relay  # noqa: E402
-from curiosity_tui.protocol.research import ResearchResponder  # noqa: E402
-from curiosity_tui.protocol.runner import run_ledger  # noqa: E402
-from curiosity_tui.protocol.scripted_server import ScriptedServer  # noqa: E402
+from curiosity_tui.runs.runner import run_ledger  # noqa: E402
 
 SEED = "Did the printing press cause the Reformation?"
 SOURCE_TEXT = ROOT / "scripts" / "example_source.txt"

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.rating import RatingSession
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
 
 #: grounds that would style or move the cursor if shown as markup or raw text
 MARKUP_GROUNDS = "[bold red]loud[/] builds on \x1b[2J session one"

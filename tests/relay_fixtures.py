@@ -13,14 +13,14 @@ from pathlib import Path
 
 from curiosity_tui.clock import utc_now_micro
 from curiosity_tui.ledger import Ledger, Mind, RunMeta, SessionRecord
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.offline.research import ResearchResponder
+from curiosity_tui.offline.scripted_server import ScriptedServer
 from curiosity_tui.protocol.apply import apply_facts, finish, new_questions, session_batch
-from curiosity_tui.protocol.client import ModelClient
 from curiosity_tui.protocol.context import Budget, SessionContext, SessionSettings
-from curiosity_tui.protocol.relay import ModelMind, RelayPlan
-from curiosity_tui.protocol.relay_runner import RelayMinds
-from curiosity_tui.protocol.research import ResearchResponder
 from curiosity_tui.protocol.schemas import FactItem, NewQuestion
-from curiosity_tui.protocol.scripted_server import ScriptedServer
+from curiosity_tui.runs.relay import ModelMind, RelayPlan
+from curiosity_tui.runs.relay_runner import RelayMinds
 
 SEED = "Did the printing press cause the Reformation?"
 

@@ -12,7 +12,7 @@ from curiosity_tui.analysis.aggregate import (
     difference,
     group_by_config,
 )
-from curiosity_tui.analysis.synthetic import structural_run
+from curiosity_tui.offline.synthetic_rundata import structural_run
 
 
 def _runs(config: str, depths: list[int]) -> list:

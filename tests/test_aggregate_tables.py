@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from curiosity_tui.analysis.rundata import write_run_file
-from curiosity_tui.analysis.synthetic import structural_run
 from curiosity_tui.cli import main
+from curiosity_tui.offline.synthetic_rundata import structural_run
 
 
 def _write(tmp_path: Path) -> None:

@@ -12,9 +12,9 @@ from textual.screen import Screen
 
 from curiosity_tui.app import AgreementApp, AnalysisApp, AppBase, CuriosityApp, RatingApp
 from curiosity_tui.app.base import SHELL_CSS, TABLES_CSS
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
 from curiosity_tui.screens.base import help_title
 from curiosity_tui.screens.help import HelpScreen
 from curiosity_tui.screens.rating import RatingScreen

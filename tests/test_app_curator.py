@@ -14,9 +14,9 @@ from textual.widgets import DataTable
 
 from curiosity_tui.app import make_app
 from curiosity_tui.ledger import Ledger, RunMeta, verify
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.demo import DemoResponder
-from curiosity_tui.protocol.scripted_server import ScriptedServer
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.offline.demo import DemoResponder
+from curiosity_tui.offline.scripted_server import ScriptedServer
 from curiosity_tui.screens.curator import CuratorScreen
 from curiosity_tui.screens.decide import DecideScreen
 from curiosity_tui.screens.downgrades import DowngradesScreen
@@ -213,7 +213,7 @@ async def test_quitting_mid_run_leaves_a_resumable_ledger(
 
 
 async def test_a_failed_session_is_reported_and_the_run_stops_resumable(tmp_path: Path) -> None:
-    from curiosity_tui.protocol.scripted_server import Script, ScriptRule
+    from curiosity_tui.offline.scripted_server import Script, ScriptRule
 
     script = Script(rules=[ScriptRule(kind="deliverable", session=2, fault="http_500")])
     srv = ScriptedServer(script, responder=DemoResponder()).start()

@@ -15,13 +15,13 @@ from curiosity_tui.analysis.plan import PlanError, parse_plan
 from curiosity_tui.cli import main
 from curiosity_tui.errors import EXIT_CODES
 from curiosity_tui.ledger import Ledger, RunMeta, verify
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.offline.scripted_server import Script, ScriptedServer, ScriptRule
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.rating import RatingSession
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.runner import run_ledger
-from curiosity_tui.protocol.scripted_server import Script, ScriptedServer, ScriptRule
+from curiosity_tui.runs.runner import run_ledger
 from curiosity_tui.textsafe import escape_controls, show_invisible, terminal_safe
 from curiosity_tui.widgets.literal import clean
 

@@ -11,14 +11,14 @@ import pytest
 
 from curiosity_tui.cli import main
 from curiosity_tui.ledger import Ledger, RunMeta
+from curiosity_tui.modelio.client import REPAIR_EXCERPT_CHARS, ModelCallError, ModelClient
+from curiosity_tui.offline.demo import DemoResponder
+from curiosity_tui.offline.scripted_server import Script, ScriptedServer, ScriptRule
 from curiosity_tui.protocol.call_specs import judge_before_spec
-from curiosity_tui.protocol.client import REPAIR_EXCERPT_CHARS, ModelCallError, ModelClient
 from curiosity_tui.protocol.context import SessionSettings, prompt_estimate
-from curiosity_tui.protocol.demo import DemoResponder
-from curiosity_tui.protocol.runner import run_ledger
 from curiosity_tui.protocol.schemas import JudgeBeforeResponse
-from curiosity_tui.protocol.scripted_server import Script, ScriptedServer, ScriptRule
 from curiosity_tui.protocol.session import SessionFailure, run_session
+from curiosity_tui.runs.runner import run_ledger
 
 MSGS = [{"role": "system", "content": "You judge."}, {"role": "user", "content": "Q?"}]
 JB = {"framings": ["economic", "religious"], "dependencies": ["literacy rates"]}

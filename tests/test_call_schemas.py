@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from curiosity_tui.protocol.call_schemas import CallSpec, Rule
+from curiosity_tui.modelio.call_schemas import CallSpec, Rule
+from curiosity_tui.offline.schema_fill import random_instance
 from curiosity_tui.protocol.call_specs import (
     armed_self_ask_spec,
     checker_spec,
@@ -20,7 +21,6 @@ from curiosity_tui.protocol.call_specs import (
     judge_before_spec,
     self_ask_spec,
 )
-from curiosity_tui.protocol.schema_fill import random_instance
 from curiosity_tui.protocol.schemas import (
     JudgeAfterResponse,
     JudgeBeforeResponse,

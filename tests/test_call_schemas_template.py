@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from curiosity_tui.protocol import call_schemas as cs
+from curiosity_tui.modelio import call_schemas as cs
 from curiosity_tui.protocol import call_specs as sp
 from curiosity_tui.protocol.schemas import JudgeBeforeResponse
 

@@ -18,9 +18,9 @@ from curiosity_tui.analysis.similarity import (
     regen_dup_share,
     regen_mean,
 )
-from curiosity_tui.protocol import char_tfidf
-from curiosity_tui.protocol.char_tfidf import char_wb_ngrams, char_wb_terms, char_wb_tfidf
-from curiosity_tui.protocol.embedders import TfidfEmbedder, l2_normalise
+from curiosity_tui.modelio import char_tfidf
+from curiosity_tui.modelio.char_tfidf import char_wb_ngrams, char_wb_terms, char_wb_tfidf
+from curiosity_tui.modelio.embedders import TfidfEmbedder, l2_normalise
 
 ODD = [
     "Did the printing press cause the Reformation?",

@@ -8,19 +8,19 @@ import pytest
 from pydantic import BaseModel
 
 from curiosity_tui.errors import CuriosityError
-from curiosity_tui.protocol.client import (
+from curiosity_tui.modelio.client import (
     CallRecord,
     ModelCallError,
     ModelClient,
     ModelConfigError,
     render_messages,
 )
+from curiosity_tui.offline.scripted_server import Script, ScriptedServer, ScriptRule
 from curiosity_tui.protocol.schemas import (
     JudgeAfterResponse,
     JudgeBeforeResponse,
     judge_after_pairing,
 )
-from curiosity_tui.protocol.scripted_server import Script, ScriptedServer, ScriptRule
 
 KEY = "sk-test-SECRET-0123456789"
 MSGS = [{"role": "system", "content": "You judge."}, {"role": "user", "content": "Q?"}]

@@ -19,11 +19,11 @@ from typing import Any
 
 import pytest
 
+from curiosity_tui.modelio.client import ModelCallError, ModelClient
+from curiosity_tui.modelio.run_context import run_scope
+from curiosity_tui.offline.scripted_server import Script, ScriptedServer, ScriptRule
 from curiosity_tui.protocol.call_specs import judge_before_spec
-from curiosity_tui.protocol.client import ModelCallError, ModelClient
-from curiosity_tui.protocol.run_context import run_scope
 from curiosity_tui.protocol.schemas import JudgeBeforeResponse
-from curiosity_tui.protocol.scripted_server import Script, ScriptedServer, ScriptRule
 
 GOLDEN = Path(__file__).parent / "data" / "client_wire.json"
 KEY = "sk-test-wire-0123456789"

@@ -20,10 +20,10 @@ from curiosity_tui.errors import InputError, TransitionError
 from curiosity_tui.ledger import Ledger, RunMeta, verify
 from curiosity_tui.ledger.events import ReturnConditionSet
 from curiosity_tui.ledger.models import ContractName
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.demo import DemoResponder
-from curiosity_tui.protocol.runner import run_ledger
-from curiosity_tui.protocol.scripted_server import ScriptedServer
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.offline.demo import DemoResponder
+from curiosity_tui.offline.scripted_server import ScriptedServer
+from curiosity_tui.runs.runner import run_ledger
 
 SEED = "Did the printing press cause the Reformation?"
 R1 = "Quantitative estimate of the percentage of pamphlets printed in Wittenberg, 1517-1520."

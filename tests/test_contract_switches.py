@@ -27,10 +27,10 @@ from curiosity_tui.contract_switches import (
 )
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger import Ledger, RunMeta, verify
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.demo import DemoResponder
-from curiosity_tui.protocol.runner import plan_runs, run_ledger
-from curiosity_tui.protocol.scripted_server import ScriptedServer
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.offline.demo import DemoResponder
+from curiosity_tui.offline.scripted_server import ScriptedServer
+from curiosity_tui.runs.runner import plan_runs, run_ledger
 
 SEED = "Did the printing press cause the Reformation?"
 EXAMPLES = Path(__file__).resolve().parent.parent / "ledgers"

@@ -15,17 +15,17 @@ from curiosity_tui.analysis.aggregate import fmt
 from curiosity_tui.analysis.metrics_csv import DIFFERENCE_COLUMNS, METRIC_COLUMNS
 from curiosity_tui.analysis.registry import default_registry
 from curiosity_tui.analysis.rundata import load_runs, write_run_file
-from curiosity_tui.analysis.synthetic import structural_run
 from curiosity_tui.analysis.tables import build, format_tables
 from curiosity_tui.cli import main
 from curiosity_tui.csvfile import cell_text, csv_text
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
+from curiosity_tui.offline.synthetic_rundata import structural_run
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.pack import default_key_path
 from curiosity_tui.packs.pack_agreement import pack_agreement
 from curiosity_tui.packs.pack_csv import AGREEMENT_COLUMNS, RATINGS_COLUMNS, UNBLIND_COLUMNS
 from curiosity_tui.packs.rating import RatingSession
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
 from curiosity_tui.packs.unblind import all_ratings, unblind
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "csv.md"
@@ -127,7 +127,16 @@ def test_metrics_csv_is_the_tables_rows(runs_dir: Path, capsys: pytest.CaptureFi
             assert got == agg.values()  # exact: repr round-trips
             if got:
                 assert agg.value is not None and sum(got) / len(got) == pytest.approx(agg.value)
-        line = next((ln for ln in printed.splitlines() if f"  {metric} per run — " in ln), None)
+        lines = printed.splitlines()
+        at = next((i for i, ln in enumerate(lines) if f"  {metric} per run — " in ln), None)
+        line = None
+        if at is not None:  # a long per-run line wraps (issue 28): its continuation joined
+            more = []
+            for ln in lines[at + 1 :]:
+                if not ln.startswith("      "):
+                    break
+                more.append(ln.strip())
+            line = " ".join([lines[at], *more])
         if line is not None:
             for config in doc.configs:
                 vals = [r["value"] for r in rows if (r["metric"], r["config"]) == (metric, config)]

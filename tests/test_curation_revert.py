@@ -11,7 +11,7 @@ import pytest
 from curiosity_tui.errors import TransitionError
 from curiosity_tui.ledger import Ledger, curation
 from curiosity_tui.ledger.curation_revert import curator_actions, revert
-from curiosity_tui.packs.synthetic import make_run
+from curiosity_tui.offline.synthetic_ledgers import make_run
 
 ANN = "human:ann"
 

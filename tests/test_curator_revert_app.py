@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Static
 
 from curiosity_tui.app import make_app
 from curiosity_tui.ledger import Ledger
-from curiosity_tui.packs.synthetic import make_run
+from curiosity_tui.offline.synthetic_ledgers import make_run
 from curiosity_tui.screens.curator import CuratorScreen
 from curiosity_tui.screens.reason import ReasonScreen
 

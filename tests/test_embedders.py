@@ -7,15 +7,15 @@ import math
 import numpy as np
 import pytest
 
-from curiosity_tui.protocol.client import ModelClient, ModelConfigError
-from curiosity_tui.protocol.embedders import (
+from curiosity_tui.modelio.client import ModelClient, ModelConfigError
+from curiosity_tui.modelio.embedders import (
     Embedder,
     EndpointEmbedder,
     TfidfEmbedder,
     cosine_matrix,
     medoid_index,
 )
-from curiosity_tui.protocol.scripted_server import Script, ScriptedServer
+from curiosity_tui.offline.scripted_server import Script, ScriptedServer
 
 C30, S30 = math.cos(math.pi / 6), math.sin(math.pi / 6)
 

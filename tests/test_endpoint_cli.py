@@ -11,8 +11,8 @@ from curiosity_tui.cli import main
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import RunMeta
 from curiosity_tui.ledger.replay import verify
-from curiosity_tui.protocol.demo import DemoResponder
-from curiosity_tui.protocol.scripted_server import ScriptedServer
+from curiosity_tui.offline.demo import DemoResponder
+from curiosity_tui.offline.scripted_server import ScriptedServer
 
 SEED = "Did the printing press cause the Reformation?"
 
@@ -173,7 +173,7 @@ def test_pilot_run_records_the_probe_in_every_run_or_starts_none(server_with, tm
 
 
 def test_oversized_reply_fails_the_session_with_a_small_journal_line(tmp_path, capsys):
-    from curiosity_tui.protocol.scripted_server import Script, ScriptRule
+    from curiosity_tui.offline.scripted_server import Script, ScriptRule
 
     script = Script(
         rules=[ScriptRule(kind="candidate", reply="x" * 1_000_000, completion_tokens=10)]

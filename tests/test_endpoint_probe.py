@@ -8,8 +8,8 @@ import pytest
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import RunMeta
 from curiosity_tui.ledger.replay import replay, verify
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.endpoint import (
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.modelio.endpoint import (
     EndpointOptions,
     EndpointUnusable,
     prepare_endpoint,
@@ -17,7 +17,7 @@ from curiosity_tui.protocol.endpoint import (
     problems,
     record_endpoint,
 )
-from curiosity_tui.protocol.scripted_server import Script, ScriptedServer, ScriptRule
+from curiosity_tui.offline.scripted_server import Script, ScriptedServer, ScriptRule
 
 
 @pytest.fixture

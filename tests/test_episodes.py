@@ -14,11 +14,11 @@ import pytest
 from curiosity_tui.contract.audit import audit
 from curiosity_tui.ledger import Ledger, RunMeta, verify
 from curiosity_tui.ledger.models import ContractName
-from curiosity_tui.protocol.client import ModelClient
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.offline.episodes import EPISODES, GRABE_EVIDENCE, PAMPHLETS, SUPPRESSION
+from curiosity_tui.offline.scripted_server import ScriptedServer
 from curiosity_tui.protocol.configs import get_configuration
-from curiosity_tui.protocol.episodes import EPISODES, GRABE_EVIDENCE, PAMPHLETS, SUPPRESSION
-from curiosity_tui.protocol.runner import run_ledger
-from curiosity_tui.protocol.scripted_server import ScriptedServer
+from curiosity_tui.runs.runner import run_ledger
 
 REPO = Path(__file__).resolve().parents[1]
 SEED = "Did the printing press cause the Reformation?"

@@ -24,10 +24,10 @@ from curiosity_tui.contract.transitions import record_check
 from curiosity_tui.ledger import Ledger, RunMeta, verify
 from curiosity_tui.ledger.events import ReturnConditionSet
 from curiosity_tui.ledger.models import ContractName
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.demo import DemoResponder
-from curiosity_tui.protocol.runner import run_ledger
-from curiosity_tui.protocol.scripted_server import Script, ScriptedServer, ScriptRule
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.offline.demo import DemoResponder
+from curiosity_tui.offline.scripted_server import Script, ScriptedServer, ScriptRule
+from curiosity_tui.runs.runner import run_ledger
 
 SOURCE = (
     "Printing in the Empire, 1517\u20131520\n\n"

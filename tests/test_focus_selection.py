@@ -8,10 +8,10 @@ from pathlib import Path
 
 from curiosity_tui.ledger import Ledger, RunMeta
 from curiosity_tui.ledger.queue import select_focus
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.demo import DemoResponder
-from curiosity_tui.protocol.runner import run_ledger
-from curiosity_tui.protocol.scripted_server import ScriptedServer
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.offline.demo import DemoResponder
+from curiosity_tui.offline.scripted_server import ScriptedServer
+from curiosity_tui.runs.runner import run_ledger
 
 
 def node(

@@ -32,11 +32,11 @@ from curiosity_tui.analysis.plan import PLAN_NAME_RE, parse_plan
 from curiosity_tui.cli import main
 from curiosity_tui.errors import EXIT_CODES, CuriosityError
 from curiosity_tui.ledger.journal import scan
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.pack import default_key_path
 from curiosity_tui.packs.rating import RatingSession
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
 
 ALLOWED = set(EXIT_CODES) - {70, 130}
 JOURNAL_CASES = 90

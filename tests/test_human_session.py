@@ -13,8 +13,9 @@ from human_fixtures import PASSAGE, build_after_model_session, copy_ledger
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger import Ledger, verify
 from curiosity_tui.ledger.models import Mind
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.demo import DemoResponder
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.offline.demo import DemoResponder
+from curiosity_tui.offline.scripted_server import ScriptedServer
 from curiosity_tui.protocol.human_drafts import HumanDraft, draft_path, load_draft, save_draft
 from curiosity_tui.protocol.human_session import (
     HumanDeliverable,
@@ -22,7 +23,6 @@ from curiosity_tui.protocol.human_session import (
     human_session_input,
     passage_problem,
 )
-from curiosity_tui.protocol.runner import run_ledger
 from curiosity_tui.protocol.schemas import (
     CheckResult,
     DeliverableResponse,
@@ -31,7 +31,7 @@ from curiosity_tui.protocol.schemas import (
     OpenLayer,
     ReturnConditionProposal,
 )
-from curiosity_tui.protocol.scripted_server import ScriptedServer
+from curiosity_tui.runs.runner import run_ledger
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,9 @@
 - Layers point one way, cli -> app -> screens -> widgets -> domain: the domain never imports
   app/screens/widgets/cli; app, screens and widgets never import cli; screens and widgets
   never import the app; widgets never import screens; screens never import sibling screens.
+- Inside the domain, rooms point down (ledger, contract, modelio, protocol, runs,
+  analysis/packs, offline), and the offline fakes are imported by real code only at the
+  CLI's choice points (``--scripted``, ``demo``).
 """
 
 from __future__ import annotations
@@ -255,7 +258,11 @@ def test_graph_counts_lazy_imports_and_skips_type_checking() -> None:
 
 LAYERS = ("cli", "app", "screens", "widgets")
 #: modules of screens/ that hold no screen (shared parts every screen may import)
-SCREEN_SHARED = {"curiosity_tui.screens", "curiosity_tui.screens.base"}
+SCREEN_SHARED = {
+    "curiosity_tui.screens",
+    "curiosity_tui.screens.base",
+    "curiosity_tui.screens.form_base",
+}
 #: which layers each layer must not import ("domain" is everything outside LAYERS)
 FORBIDDEN = {
     "domain": {"cli", "app", "screens", "widgets"},
@@ -313,3 +320,102 @@ def test_layer_checker_catches_violations() -> None:
         "ask the app (Navigator)",
         "curiosity_tui.widgets.charts (widgets) imports curiosity_tui.screens.analysis (screens)",
     ]
+
+
+# -- rooms inside the domain --------------------------------------------------------------
+
+#: the domain's rooms, bottom up: a room imports only rooms of its own rank or below.
+#: Modules at the package's top (errors.py, atomic.py, ...) sit under every room.
+ROOM_RANK = {
+    "ledger": 0,
+    "contract": 1,
+    "modelio": 2,
+    "protocol": 3,
+    "runs": 4,
+    "analysis": 5,
+    "packs": 5,
+    "offline": 6,
+}
+#: the only places real code may import the offline room: (module, function) — the CLI's
+#: choice of a scripted model (``--scripted``, ``demo``) and of the scripted relay
+OFFLINE_CHOICE_POINTS = {
+    ("curiosity_tui.cli.run_cmds", "model_client"),
+    ("curiosity_tui.cli.relay_cmds", "demo_relay"),
+}
+
+
+def room(mod: str) -> str | None:
+    parts = mod.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in ROOM_RANK else None
+
+
+def room_violations(g: dict[str, set[str]]) -> list[str]:
+    bad = []
+    for mod, targets in sorted(g.items()):
+        here = room(mod)
+        for t in sorted(targets):
+            there = room(t)
+            if here and there and ROOM_RANK[there] > ROOM_RANK[here]:
+                bad.append(f"{mod} ({here}) imports {t} ({there}): a room above it")
+    return bad
+
+
+def offline_importers(mod: str, tree: ast.AST, modules: dict[str, Path]) -> set[tuple[str, str]]:
+    """(module, enclosing function or "<module>") of every import of the offline room."""
+    found: set[tuple[str, str]] = set()
+
+    def visit(node: ast.AST, where: str) -> None:
+        if any(room(t) == "offline" for t in _targets(mod, node, modules)):
+            found.add((mod, where))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            where = node.name
+        for child in ast.iter_child_nodes(node):
+            visit(child, where)
+
+    visit(tree, "<module>")
+    return found
+
+
+def test_domain_rooms_point_down() -> None:
+    g = graph(type_checking=True)
+    assert "curiosity_tui.modelio.client" in g["curiosity_tui.runs.runner"]
+    assert room_violations(g) == []
+
+
+def test_room_checker_catches_violations() -> None:
+    g = {
+        "curiosity_tui.modelio.client": {"curiosity_tui.protocol.steps"},
+        "curiosity_tui.protocol.steps": {"curiosity_tui.runs.runner", "curiosity_tui.ledger"},
+        "curiosity_tui.analysis.plan": {"curiosity_tui.packs.pack", "curiosity_tui.runs.relay"},
+    }
+    assert room_violations(g) == [
+        "curiosity_tui.modelio.client (modelio) imports curiosity_tui.protocol.steps "
+        "(protocol): a room above it",
+        "curiosity_tui.protocol.steps (protocol) imports curiosity_tui.runs.runner (runs): "
+        "a room above it",
+    ]
+
+
+def test_offline_room_only_where_it_is_chosen() -> None:
+    users: set[tuple[str, str]] = set()
+    for mod, path in MODULES.items():
+        if room(mod) != "offline":
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            users |= offline_importers(mod, tree, MODULES)
+    assert users - OFFLINE_CHOICE_POINTS == set(), "real code imports the offline fakes"
+    assert users == OFFLINE_CHOICE_POINTS, "a choice point no longer imports the offline room"
+
+
+def test_offline_checker_finds_imports_by_function() -> None:
+    src = (
+        "import curiosity_tui.offline.demo\n"
+        "def pick():\n    from curiosity_tui.offline.scripted_server import ScriptedServer\n"
+        "class C:\n    def m(self):\n        from curiosity_tui.offline import research\n"
+        "from curiosity_tui.ledger.ledger import Ledger\n"
+    )
+    found = offline_importers("curiosity_tui.cli.x", ast.parse(src), MODULES)
+    assert found == {
+        ("curiosity_tui.cli.x", "<module>"),
+        ("curiosity_tui.cli.x", "pick"),
+        ("curiosity_tui.cli.x", "m"),
+    }

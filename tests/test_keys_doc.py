@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from importlib import import_module
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from textual.widgets import Input
 
 from curiosity_tui.app import make_app
 from curiosity_tui.app.base import load_keymap
-from curiosity_tui.app.keys import SCREENS, all_rows, conflicts, markdown, meaning
+from curiosity_tui.app.keys import all_rows, binding_holders, conflicts, markdown, meaning
 from curiosity_tui.errors import InputError
 from curiosity_tui.screens.base import help_title
 from curiosity_tui.screens.browser import BrowserScreen
@@ -49,13 +48,12 @@ def test_q_help_and_esc_on_every_screen() -> None:
     rows = list(all_rows())
     everywhere = {r.key for r in rows if r.screen == "Everywhere"}
     assert {"q", "question_mark"} <= everywhere
-    for title, module, name in SCREENS:
+    for title, cls in binding_holders():
         if title in ("Everywhere", "Ledger tree (browser, curator)"):
             continue
         keys = {r.key for r in rows if r.screen == title}
         assert "escape" in keys, f"{title} has no esc"
-        cls = getattr(import_module(module), name)
-        assert "Screen" not in help_title(cls.__new__(cls)), name
+        assert "Screen" not in help_title(cls.__new__(cls)), cls.__name__
 
 
 def _write(tmp_path: Path, text: str) -> Path:

@@ -6,16 +6,16 @@ the focused widget: enter, esc, tab, arrows); docs/keys.md is generated from the
 from __future__ import annotations
 
 import re
-from importlib import import_module
 from pathlib import Path
 
 import pytest
 
-from curiosity_tui.app.keys import SCREENS
+from curiosity_tui.app.base import AppBase
+from curiosity_tui.app.screen_registry import key_holders
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: README bullet title -> the screens (title in app/keys.py SCREENS) whose keys it may name
+#: README bullet title -> the screens (titles of app/screen_registry.py) whose keys it may name
 README_SCREENS = {
     "Workspace": ["Workspace"],
     "Ledger browser": ["Ledger browser", "Ledger tree (browser, curator)", "Session input"],
@@ -40,12 +40,15 @@ NAMES = {
 KEY_RE = re.compile(r"^(ctrl\+[a-z]|shift\+tab|[A-Za-z0-9]|enter|esc|tab|[/?\[\]{}↓↑])$", re.I)
 
 
+def _keys_of(cls: type) -> set[str]:
+    return {k.strip() for b in getattr(cls, "BINDINGS", []) for k in b.key.split(",")}
+
+
 def _bound(titles: list[str]) -> set[str]:
-    out = set(WIDGET_KEYS)
-    for title, module, name in SCREENS:
-        if title in titles or title == "Everywhere":
-            for b in getattr(import_module(module), name).BINDINGS:
-                out.update(k.strip() for k in b.key.split(","))
+    out = set(WIDGET_KEYS) | _keys_of(AppBase)  # the app's keys hold on every screen
+    for title, _ids, cls in key_holders():
+        if title in titles:
+            out |= _keys_of(cls)
     return out
 
 
@@ -82,10 +85,9 @@ def test_every_key_the_readme_names_on_a_screen_is_bound_there() -> None:
 
 
 def test_every_key_a_screens_help_names_is_bound_there() -> None:
-    for title, module, name in SCREENS:
-        cls = getattr(import_module(module), name)
+    for title, _ids, cls in key_holders():
         help_text = getattr(cls, "HELP", "") or ""
-        assert unbound(help_text, [title]) == [], f"{name}.HELP"
+        assert unbound(help_text, [title]) == [], f"{cls.__name__}.HELP"
 
 
 @pytest.mark.parametrize(

@@ -9,10 +9,10 @@ from typing import Any
 
 from curiosity_tui.ledger import Ledger, verify
 from curiosity_tui.ledger.models import RunMeta
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.offline.scripted_server import ScriptedServer
 from curiosity_tui.protocol.call_specs import curator_spec
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.runner import model_curate
-from curiosity_tui.protocol.scripted_server import ScriptedServer
+from curiosity_tui.runs.runner import model_curate
 
 
 def _ledger(tmp_path: Path) -> Path:

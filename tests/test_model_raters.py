@@ -12,6 +12,9 @@ from typing import Any
 
 import pytest
 
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.offline.scripted_server import Reply, ScriptedServer
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.model_rater import RATE_KIND, clean_endpoint, rate_pack, rating_messages
 from curiosity_tui.packs.pack import Pack, default_key_path
@@ -24,9 +27,6 @@ from curiosity_tui.packs.rating import (
     validate_rater_name,
 )
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.scripted_server import Reply, ScriptedServer
 
 GOOD_QUOTE = "Nuremberg produced roughly 40-50% of the earliest pamphlets."
 BAD_QUOTE = "Nuremberg printed every pamphlet of the decade."  # not in any item

@@ -21,12 +21,12 @@ from typing import Any
 import pytest
 
 from curiosity_tui.cli import main
+from curiosity_tui.offline.demo import _TOPICS, DemoResponder
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack, collect_ledgers, material_from_ledger
 from curiosity_tui.packs.leakcheck import leakcheck
 from curiosity_tui.packs.pack import Pack
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
-from curiosity_tui.protocol.demo import _TOPICS, DemoResponder
 
 LEDGERS = Path(__file__).resolve().parent.parent / "ledgers"
 EXAMPLES = sorted(LEDGERS.glob("example-*-pilot02"))
@@ -139,9 +139,9 @@ class SharedPool(DemoResponder):
 
 @pytest.fixture(scope="module")
 def pooled_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from curiosity_tui.protocol.client import ModelClient
-    from curiosity_tui.protocol.runner import plan_runs, run_pilot
-    from curiosity_tui.protocol.scripted_server import ScriptedServer
+    from curiosity_tui.modelio.client import ModelClient
+    from curiosity_tui.offline.scripted_server import ScriptedServer
+    from curiosity_tui.runs.runner import plan_runs, run_pilot
 
     out = tmp_path_factory.mktemp("pooled")
     srv = ScriptedServer(responder=SharedPool(seed=12)).start()

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from curiosity_tui.cli import main
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.pack import MANIFEST_FILE, Pack, PackError
 from curiosity_tui.packs.pack_agreement import pack_agreement
@@ -22,7 +23,6 @@ from curiosity_tui.packs.rating import (
     validate_rater_name,
 )
 from curiosity_tui.packs.schemes import load_scheme, scheme_sha256
-from curiosity_tui.packs.synthetic import hand_made_materials
 
 ANSWERS = {"q1": {"category": "built", "grounds": "g"}, "q2": {"category": "some", "grounds": "g"}}
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials, make_run_dir
 from curiosity_tui.packs.build import (
     CONFIGS,
     build_pack,
@@ -18,7 +19,6 @@ from curiosity_tui.packs.build import (
 )
 from curiosity_tui.packs.pack import Pack, PackError, default_key_path, sha256_bytes
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials, make_run_dir
 
 # Words that would tell a rater which arm produced an item, or that are field / queue labels.
 FORBIDDEN = [
@@ -208,8 +208,8 @@ def test_collect_ledgers_errors(tmp_path: Path, runs: Path) -> None:
 def test_incomplete_run_is_refused(tmp_path: Path) -> None:
     """A pick past the run is refused by name; the default pick (first, last) takes the
     run's own last session (decision 440)."""
+    from curiosity_tui.offline.synthetic_ledgers import make_run
     from curiosity_tui.packs.session_pick import parse_session_pick
-    from curiosity_tui.packs.synthetic import make_run
 
     p = make_run(tmp_path / "short", "C-cur", sessions=3)
     with pytest.raises(PackError, match="session 5 is past the run's 3 session"):

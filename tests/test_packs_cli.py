@@ -9,9 +9,9 @@ import pytest
 
 from curiosity_tui.cli import main
 from curiosity_tui.errors import InputError
+from curiosity_tui.offline.synthetic_ledgers import make_run_dir
 from curiosity_tui.packs.rating import RatingSession
 from curiosity_tui.packs.schemes import BUILTIN_SCHEMES, Scheme, load_scheme
-from curiosity_tui.packs.synthetic import make_run_dir
 
 
 def _rate(pack: Path, rater: str, flip: int = -1) -> None:

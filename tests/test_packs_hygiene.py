@@ -19,7 +19,7 @@ PACK_MODULES = [
     "curiosity_tui.packs.build",
     "curiosity_tui.packs.leakcheck",
     "curiosity_tui.packs.pack_agreement",
-    "curiosity_tui.packs.synthetic",
+    "curiosity_tui.offline.synthetic_ledgers",
     "curiosity_tui.packs.model_rater",
     "curiosity_tui.packs.rater_groups",
     "curiosity_tui.cli.pack_cmds",

@@ -36,11 +36,11 @@ LABELS = [
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from curiosity_tui.protocol.client import ModelClient
+    from curiosity_tui.modelio.client import ModelClient
+    from curiosity_tui.offline.demo import DemoResponder
+    from curiosity_tui.offline.scripted_server import ScriptedServer
     from curiosity_tui.protocol.configs import CONFIG_NAMES
-    from curiosity_tui.protocol.demo import DemoResponder
-    from curiosity_tui.protocol.runner import plan_runs, run_pilot
-    from curiosity_tui.protocol.scripted_server import ScriptedServer
+    from curiosity_tui.runs.runner import plan_runs, run_pilot
 
     out = tmp_path_factory.mktemp("runs")
     srv = ScriptedServer(responder=DemoResponder()).start()

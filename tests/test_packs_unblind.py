@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials, make_run_dir
 from curiosity_tui.packs.build import build_pack, collect_ledgers, material_from_ledger
 from curiosity_tui.packs.leakcheck import leakcheck
 from curiosity_tui.packs.pack import Pack, PackError, default_key_path, sha256_bytes
 from curiosity_tui.packs.rating import RatingSession
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials, make_run_dir
 from curiosity_tui.packs.unblind import PackLog, UnblindRefused, completeness, unblind
 
 

@@ -9,7 +9,7 @@ import json
 import random
 from typing import Any
 
-from curiosity_tui.protocol.client import _longest_string, parse_json_object
+from curiosity_tui.modelio.client import _longest_string, parse_json_object
 from curiosity_tui.textsafe import replace_unstorable_in, replace_unstorable_in_json
 
 #: pieces of JSON string text: plain, escaped, surrogate escapes of both cases, a pair and a

@@ -14,7 +14,7 @@ from curiosity_tui.analysis.plan import load_plan, parse_plan
 from curiosity_tui.cli import main
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger import Ledger
-from curiosity_tui.protocol.scripted_server import ScriptedServer
+from curiosity_tui.offline.scripted_server import ScriptedServer
 
 PLAN = Path(__file__).resolve().parents[1] / "docs" / "pilot-02.toml"
 

@@ -11,7 +11,7 @@ import pytest
 
 from curiosity_tui.cli import main, pilot_cmds
 from curiosity_tui.cli.pilot_cmds import RUNS_PER_WORKER, default_workers
-from curiosity_tui.protocol import workers as workers_mod
+from curiosity_tui.runs import workers as workers_mod
 
 PLAN = """\
 name = "small"

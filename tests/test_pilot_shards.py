@@ -11,11 +11,11 @@ import pytest
 
 from curiosity_tui.cli import main
 from curiosity_tui.errors import InputError
+from curiosity_tui.offline.demo import DemoResponder
+from curiosity_tui.offline.scripted_server import ScriptedServer
 from curiosity_tui.protocol.configs import CONFIG_NAMES
-from curiosity_tui.protocol.demo import DemoResponder
-from curiosity_tui.protocol.runner import RunSpec, plan_runs, run_pilot
-from curiosity_tui.protocol.scripted_server import ScriptedServer
-from curiosity_tui.protocol.shards import (
+from curiosity_tui.runs.runner import RunSpec, plan_runs, run_pilot
+from curiosity_tui.runs.shards import (
     ManifestRun,
     Shard,
     new_manifest,
@@ -24,7 +24,7 @@ from curiosity_tui.protocol.shards import (
     shard_of,
     write_manifest,
 )
-from curiosity_tui.protocol.workers import ClientSpec, run_pilot_workers
+from curiosity_tui.runs.workers import ClientSpec, run_pilot_workers
 
 SEED = "Did the printing press cause the Reformation?"
 PLAN = """\

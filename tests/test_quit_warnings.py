@@ -16,12 +16,12 @@ import pytest
 
 from curiosity_tui.app import RatingApp, make_app
 from curiosity_tui.ledger import Ledger, RunMeta
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.offline.demo import DemoResponder
+from curiosity_tui.offline.scripted_server import ScriptedServer
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.demo import DemoResponder
-from curiosity_tui.protocol.scripted_server import ScriptedServer
 from curiosity_tui.screens.curator import CuratorScreen
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from curiosity_tui.cli import main
-from curiosity_tui.protocol import ratelimit
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.ratelimit import RateLimiter, parse_reset
-from curiosity_tui.protocol.scripted_server import Script, ScriptedServer
-from curiosity_tui.protocol.workers import ClientSpec, worker_share
+from curiosity_tui.modelio import ratelimit
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.modelio.ratelimit import RateLimiter, parse_reset
+from curiosity_tui.offline.scripted_server import Script, ScriptedServer
+from curiosity_tui.runs.workers import ClientSpec, worker_share
 
 
 class FakeTime:

@@ -11,11 +11,11 @@ from textual.widgets import Input
 
 from curiosity_tui.app import RatingApp
 from curiosity_tui.cli import main
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.pack import default_key_path
 from curiosity_tui.packs.rating import RatingSession, read_ratings
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
 from curiosity_tui.packs.unblind import PackLog, completeness
 
 SIZE = (160, 50)

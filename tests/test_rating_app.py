@@ -9,11 +9,11 @@ from textual.app import App
 from textual.widgets import DataTable, Input, Static
 
 from curiosity_tui.app import RatingApp
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.pack import default_key_path
 from curiosity_tui.packs.rating import RatingSession, read_ratings
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
 from curiosity_tui.screens.agreement import AgreementScreen
 
 SIZE = (160, 50)

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from curiosity_tui.app import RatingApp
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.rating import RatingSession, read_ratings
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
 from tests.keyburst import burst, keys_of
 
 SIZE = (160, 50)

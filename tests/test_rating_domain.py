@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.pack import Pack, PackError, default_key_path
 from curiosity_tui.packs.rating import (
@@ -25,7 +26,6 @@ from curiosity_tui.packs.rating import (
     validate_rater_name,
 )
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
 
 REPO = Path(__file__).resolve().parents[1]
 

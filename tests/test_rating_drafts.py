@@ -14,6 +14,7 @@ import pytest
 from test_rating_pty import Term
 
 from curiosity_tui.app import RatingApp
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.drafts import DraftStore, drafts_path
 from curiosity_tui.packs.export import export_for_rater
@@ -21,7 +22,6 @@ from curiosity_tui.packs.pack import Pack
 from curiosity_tui.packs.pack_agreement import pack_agreement
 from curiosity_tui.packs.rating import RatingSession, read_ratings
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
 from curiosity_tui.packs.unblind import completeness
 
 

@@ -10,11 +10,11 @@ from textual.app import App
 from textual.widgets import Static
 
 from curiosity_tui.app import RatingApp
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.flags import FlagStore, flags_path
 from curiosity_tui.packs.rating import RatingError, RatingSession
 from curiosity_tui.packs.schemes import Scheme, load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
 from curiosity_tui.screens.help import HelpScreen
 from curiosity_tui.screens.rating import RatingScreen
 from tests.keyburst import burst, keys_of

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
 from curiosity_tui.packs.build import build_pack
 from curiosity_tui.packs.rating import RatingSession, read_ratings
 from curiosity_tui.packs.schemes import load_scheme
-from curiosity_tui.packs.synthetic import hand_made_materials
 
 REPO = Path(__file__).resolve().parents[1]
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][A-Z0-9]|\x1b[=>]")

@@ -12,8 +12,8 @@ from curiosity_tui.analysis.registry import (
     get,
 )
 from curiosity_tui.analysis.rundata import RunCall, RunCounts, RunData, RunNode, RunSession
-from curiosity_tui.analysis.synthetic import structural_run
 from curiosity_tui.errors import InputError
+from curiosity_tui.offline.synthetic_rundata import structural_run
 
 
 def node(nid: str, parent: str | None = None, **kw: object) -> RunNode:

@@ -8,8 +8,8 @@ import pytest
 
 from curiosity_tui.analysis.registry import get
 from curiosity_tui.analysis.rundata import RunData, load_runs, read_run_file, write_run_file
-from curiosity_tui.analysis.synthetic import structural_run
 from curiosity_tui.errors import InputError
+from curiosity_tui.offline.synthetic_rundata import structural_run
 
 
 def test_from_ledger_reads_meta_and_snapshot(tmp_path: Path) -> None:

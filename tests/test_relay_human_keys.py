@@ -20,10 +20,10 @@ from curiosity_tui.cli import main
 from curiosity_tui.contract.audit import audit_path
 from curiosity_tui.contract.sources import add_source
 from curiosity_tui.ledger import Ledger, RunMeta, verify
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.demo import DemoResponder
-from curiosity_tui.protocol.relay import ModelMind, RelayPlan
-from curiosity_tui.protocol.scripted_server import ScriptedServer
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.offline.demo import DemoResponder
+from curiosity_tui.offline.scripted_server import ScriptedServer
+from curiosity_tui.runs.relay import ModelMind, RelayPlan
 from curiosity_tui.screens.human_session import HumanSessionScreen
 from curiosity_tui.screens.monitor import RunRequest
 

@@ -11,7 +11,7 @@ from relay_fixtures import two_servers
 from curiosity_tui.analysis.plan import PlanError, parse_plan
 from curiosity_tui.cli import main
 from curiosity_tui.ledger import Ledger, verify
-from curiosity_tui.protocol.relay import RelayError, endpoint_host, load_relay
+from curiosity_tui.runs.relay import RelayError, endpoint_host, load_relay
 
 PLAN = """\
 name = "relay-pilot"

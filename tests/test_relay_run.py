@@ -23,7 +23,7 @@ from curiosity_tui.analysis.rundata import RunData
 from curiosity_tui.cli import main
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger import Ledger, verify
-from curiosity_tui.protocol.relay_runner import run_relay
+from curiosity_tui.runs.relay_runner import run_relay
 
 
 def _journal_kinds(path: Path) -> list[dict[str, object]]:

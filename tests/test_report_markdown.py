@@ -17,8 +17,8 @@ from curiosity_tui.analysis.aggregate import fmt
 from curiosity_tui.analysis.markdown import md_cell, md_table
 from curiosity_tui.analysis.report import build_report
 from curiosity_tui.analysis.rundata import RunSession, write_run_file
-from curiosity_tui.analysis.synthetic import structural_run
 from curiosity_tui.cli import main
+from curiosity_tui.offline.synthetic_rundata import structural_run
 
 SVG = "{http://www.w3.org/2000/svg}"
 DEPTHS = {"B-armed+cur": (2, 3, 2), "C+cur": (3, 4, 2), "B-armed-cur": (2, 2, 2), "C-cur": (1, 2)}

@@ -1,4 +1,4 @@
-"""protocol/request_template.py: a request built from its shape's template is the request
+"""modelio/request_template.py: a request built from its shape's template is the request
 openai's own ``_build_request`` builds, on varied headers, bodies, timeouts, retry counts and
 client states; anything else takes openai's builder; the options equal ``oa.post``'s."""
 
@@ -13,8 +13,8 @@ import pytest
 from openai._models import FinalRequestOptions
 from openai._types import NotGiven, Omit
 
-from curiosity_tui.protocol import request_template as rt
-from curiosity_tui.protocol.client import schema_response_format
+from curiosity_tui.modelio import request_template as rt
+from curiosity_tui.modelio.client import schema_response_format
 from curiosity_tui.protocol.schemas import JudgeAfterResponse
 
 MESSAGES = [
@@ -329,9 +329,9 @@ async def test_post_json_takes_post_when_post_is_not_openais() -> None:
 
 
 async def test_a_models_calls_take_both_templates(monkeypatch: pytest.MonkeyPatch) -> None:
-    from curiosity_tui.protocol.client import ModelClient
-    from curiosity_tui.protocol.demo import DemoResponder
-    from curiosity_tui.protocol.scripted_server import ScriptedServer
+    from curiosity_tui.modelio.client import ModelClient
+    from curiosity_tui.offline.demo import DemoResponder
+    from curiosity_tui.offline.scripted_server import ScriptedServer
 
     with ScriptedServer(responder=DemoResponder()) as srv:
         client = ModelClient(base_url=srv.base_url, api_key="sk-test", model="scripted")

@@ -15,10 +15,10 @@ from curiosity_tui.analysis.rundata import load_runs
 from curiosity_tui.cli import main
 from curiosity_tui.contract.sources import add_source
 from curiosity_tui.ledger import Ledger, RunMeta
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.research import ResearchResponder, load_bank, stream
-from curiosity_tui.protocol.runner import run_ledger
-from curiosity_tui.protocol.scripted_server import ScriptedServer
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.offline.research import ResearchResponder, load_bank, stream
+from curiosity_tui.offline.scripted_server import ScriptedServer
+from curiosity_tui.runs.runner import run_ledger
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ["A", "B", "B-armed+cur", "C+cur", "B-armed-cur", "C-cur"]
@@ -150,7 +150,7 @@ def test_scripted_label_in_the_pack_manifest_and_the_app_header(tmp_path: Path) 
     from curiosity_tui.packs.build import build_pack, material_from_ledger
     from curiosity_tui.packs.schemes import load_scheme
     from curiosity_tui.protocol.configs import CONFIG_NAMES
-    from curiosity_tui.protocol.runner import plan_runs, run_pilot
+    from curiosity_tui.runs.runner import plan_runs, run_pilot
 
     out = tmp_path / "runs"
     specs = plan_runs(

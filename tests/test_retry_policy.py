@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from curiosity_tui.protocol.client import ModelCallError, ModelClient
+from curiosity_tui.modelio.client import ModelCallError, ModelClient
+from curiosity_tui.offline.scripted_server import Script, ScriptedServer, ScriptRule
 from curiosity_tui.protocol.schemas import JudgeBeforeResponse
-from curiosity_tui.protocol.scripted_server import Script, ScriptedServer, ScriptRule
 
 MSGS = [{"role": "system", "content": "You judge."}, {"role": "user", "content": "Q?"}]
 JB = {"framings": ["economic", "religious"], "dependencies": ["literacy rates"]}

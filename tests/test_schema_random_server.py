@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from curiosity_tui.ledger import Ledger, verify
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.runner import plan_runs, run_pilot
-from curiosity_tui.protocol.schema_fill import SchemaRandomResponder
-from curiosity_tui.protocol.scripted_server import ScriptedServer
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.offline.schema_fill import SchemaRandomResponder
+from curiosity_tui.offline.scripted_server import ScriptedServer
+from curiosity_tui.runs.runner import plan_runs, run_pilot
 
 SEED = "Did the printing press cause the Reformation?"
 CONFIGS = ["A", "B", "B-armed+cur", "C+cur", "C-cur"]

@@ -11,7 +11,7 @@ import openai
 import pytest
 
 from curiosity_tui.errors import InputError
-from curiosity_tui.protocol.scripted_server import (
+from curiosity_tui.offline.scripted_server import (
     Reply,
     Script,
     ScriptedServer,

@@ -10,10 +10,10 @@ import pytest
 
 from curiosity_tui.ledger import Ledger, RunMeta, verify
 from curiosity_tui.ledger.journal import scan
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.demo import DemoResponder
-from curiosity_tui.protocol.runner import run_ledger
-from curiosity_tui.protocol.scripted_server import Script, ScriptedServer, ScriptRule
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.offline.demo import DemoResponder
+from curiosity_tui.offline.scripted_server import Script, ScriptedServer, ScriptRule
+from curiosity_tui.runs.runner import run_ledger
 
 SEED = "Did the printing press cause the Reformation?"
 

@@ -330,10 +330,10 @@ def test_a_rating_on_a_read_only_or_full_pack_is_one_error_and_the_file_is_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from curiosity_tui.errors import StorageError
+    from curiosity_tui.offline.synthetic_ledgers import hand_made_materials
     from curiosity_tui.packs.build import build_pack
     from curiosity_tui.packs.rating import RatingSession
     from curiosity_tui.packs.schemes import load_scheme
-    from curiosity_tui.packs.synthetic import hand_made_materials
 
     folder = tmp_path / "packs"
     pack = folder / "pack"

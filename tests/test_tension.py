@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from curiosity_tui.protocol.embedders import cosine_matrix
+from curiosity_tui.modelio.embedders import cosine_matrix
 from curiosity_tui.protocol.tension import (
     DEFAULT_EPSILON,
     decide,

@@ -15,10 +15,10 @@ import pytest
 from curiosity_tui.analysis.completeness import completeness
 from curiosity_tui.analysis.rundata import RunData, RunSession, load_runs
 from curiosity_tui.cli import main
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.research import ResearchResponder, load_bank
-from curiosity_tui.protocol.runner import plan_runs, run_pilot
-from curiosity_tui.protocol.scripted_server import ScriptedServer
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.offline.research import ResearchResponder, load_bank
+from curiosity_tui.offline.scripted_server import ScriptedServer
+from curiosity_tui.runs.runner import plan_runs, run_pilot
 
 PLAN = """\
 name = "unfinished"

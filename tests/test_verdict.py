@@ -13,7 +13,6 @@ import pytest
 from curiosity_tui.analysis.prereg import PlanError, lock, parse_plan, read_chain
 from curiosity_tui.analysis.registry import Metric, MetricFn, default_registry
 from curiosity_tui.analysis.rundata import RunData, write_run_file
-from curiosity_tui.analysis.synthetic import structural_run
 from curiosity_tui.analysis.verdict import (
     evaluate_rule,
     exploratory,
@@ -21,6 +20,7 @@ from curiosity_tui.analysis.verdict import (
     verdict_for,
 )
 from curiosity_tui.cli import main
+from curiosity_tui.offline.synthetic_rundata import structural_run
 
 PLAN = """\
 name = "pilot-01-as-registered"

@@ -1,4 +1,4 @@
-"""protocol/wire.py: the reply read from parsed JSON equals openai's ChatCompletion reading on
+"""modelio/wire.py: the reply read from parsed JSON equals openai's ChatCompletion reading on
 varied replies (well-formed and not), and coalesced writes send the same bytes once."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import pytest
 from openai._models import construct_type
 from openai.types.chat import ChatCompletion
 
-from curiosity_tui.protocol import wire
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.scripted_server import Script, ScriptedServer, ScriptRule
+from curiosity_tui.modelio import wire
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.offline.scripted_server import Script, ScriptedServer, ScriptRule
 
 GOOD: dict[str, Any] = {
     "id": "x-1",

@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from curiosity_tui.analysis.registry import REGISTRY, Metric, Registry
 from curiosity_tui.analysis.rundata import RunData
 from curiosity_tui.blas import one_blas_thread
-from curiosity_tui.protocol.embedders import Embedder, TfidfEmbedder
+from curiosity_tui.modelio.embedders import Embedder, TfidfEmbedder
 
 
 class AttractionParams(BaseModel):

@@ -30,7 +30,7 @@ from curiosity_tui.analysis.registry import NAME_RE, Registry, default_registry
 from curiosity_tui.analysis.rundata import CELL_SEP
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger.models import ContractName
-from curiosity_tui.protocol.relay import RelayPlan
+from curiosity_tui.runs.relay import RelayPlan
 
 RULE_KINDS = ("any_metric_beats_in_all", "all_metrics_beat_in_all")
 #: words that name a category of metrics instead of metrics: they would open the set
@@ -170,7 +170,7 @@ class PilotPlan(BaseModel):
     #: further comparisons, each with its own metric set and rule (after the headline rule)
     comparisons: list[Comparison] = Field(default_factory=list)
     notes: str = ""
-    #: which mind takes each session of every run (protocol/relay.py); models only in a pilot
+    #: which mind takes each session of every run (runs/relay.py); models only in a pilot
     relay: RelayPlan | None = None
     #: the blind pack the plan will build; checked at lock time (decision 441)
     pack: PackPlan | None = None

@@ -30,7 +30,7 @@ from curiosity_tui.analysis.rundata import RunData
 from curiosity_tui.analysis.signature import QuestionSignature, SignatureItem
 from curiosity_tui.analysis.similarity import DEFAULT_EMBEDDER
 from curiosity_tui.blas import one_blas_thread
-from curiosity_tui.protocol.embedders import Embedder
+from curiosity_tui.modelio.embedders import Embedder
 
 SURVIVAL_THRESHOLD = 0.80
 TRANSITIONS = ("same_model", "other_model", "model_to_human", "human_to_model")

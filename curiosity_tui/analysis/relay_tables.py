@@ -24,7 +24,7 @@ from curiosity_tui.analysis.relay import (
 )
 from curiosity_tui.analysis.rundata import RunData
 from curiosity_tui.analysis.similarity import DEFAULT_EMBEDDER
-from curiosity_tui.protocol.embedders import Embedder
+from curiosity_tui.modelio.embedders import Embedder
 
 
 class RelayRow(BaseModel):

@@ -24,7 +24,7 @@ from curiosity_tui.analysis.registry import register
 from curiosity_tui.analysis.rundata import RunData
 from curiosity_tui.blas import one_blas_thread
 from curiosity_tui.errors import InputError
-from curiosity_tui.protocol.embedders import Embedder, TfidfEmbedder, l2_normalise
+from curiosity_tui.modelio.embedders import Embedder, TfidfEmbedder, l2_normalise
 
 if TYPE_CHECKING:
     from typing import TypeAlias

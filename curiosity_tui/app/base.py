@@ -19,6 +19,7 @@ from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from curiosity_tui.app import screen_registry
 from curiosity_tui.app.navigator import Navigation
 from curiosity_tui.errors import InputError
 
@@ -53,9 +54,10 @@ def load_keymap(path: str | Path | None) -> dict[str, str]:
     if not isinstance(table, dict):
         raise InputError(f"{p}: no [keymap] table")
     keymap = _flatten(table, "", p)
-    from curiosity_tui.app.keys import binding_ids
+    from curiosity_tui.app.screen_registry import binding_ids
 
-    unknown = sorted(set(keymap) - binding_ids())
+    app_ids = {b.id for b in AppBase.BINDINGS if isinstance(b, Binding) and b.id}
+    unknown = sorted(set(keymap) - binding_ids() - app_ids)
     if unknown:
         raise InputError(f"{p}: unknown binding id {unknown[0]!r} (see docs/keys.md)")
     return keymap
@@ -113,8 +115,7 @@ class AppBase(Navigation):
             self.pop_screen()
 
     def action_help(self) -> None:
-        from curiosity_tui.screens.help import HelpScreen
-
+        HelpScreen = screen_registry.help_screen()
         if isinstance(self.screen, HelpScreen):
             self.screen.dismiss()
             return

@@ -13,42 +13,34 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib import import_module
+from typing import Any
 
 from textual.binding import Binding
+
+from curiosity_tui.app.base import AppBase
+from curiosity_tui.app.screen_registry import key_holders
 
 __all__ = [
     "KeyRow",
     "all_rows",
-    "binding_ids",
+    "binding_holders",
     "conflicts",
     "markdown",
     "meaning",
-    "SCREENS",
 ]
 
-#: (title, module, class): every screen, in the order docs/keys.md lists them
-SCREENS: tuple[tuple[str, str, str], ...] = (
-    ("Everywhere", "curiosity_tui.app.base", "AppBase"),
-    ("Workspace", "curiosity_tui.screens.workspace", "WorkspaceScreen"),
-    ("Ledger browser", "curiosity_tui.screens.browser", "BrowserScreen"),
-    ("Ledger tree (browser, curator)", "curiosity_tui.widgets.node_tree", "LedgerTree"),
-    ("Search", "curiosity_tui.screens.search", "SearchScreen"),
-    ("Session input", "curiosity_tui.screens.rendering", "RenderingScreen"),
-    ("Closure audit", "curiosity_tui.screens.audit", "AuditScreen"),
-    ("Downgrades", "curiosity_tui.screens.downgrades", "DowngradesScreen"),
-    ("Downgrade decision", "curiosity_tui.screens.decide", "DecideScreen"),
-    ("Curator between sessions", "curiosity_tui.screens.curator", "CuratorScreen"),
-    ("Curator's reason form", "curiosity_tui.screens.reason", "ReasonScreen"),
-    ("Run monitor", "curiosity_tui.screens.monitor", "RunMonitorScreen"),
-    ("Human session", "curiosity_tui.screens.human_session", "HumanSessionScreen"),
-    ("Open a pack", "curiosity_tui.screens.pack_open", "PackOpenScreen"),
-    ("Rating", "curiosity_tui.screens.rating", "RatingScreen"),
-    ("Agreement", "curiosity_tui.screens.agreement", "AgreementScreen"),
-    ("Adjudication", "curiosity_tui.screens.adjudication", "AdjudicationScreen"),
-    ("Analysis", "curiosity_tui.screens.analysis", "AnalysisScreen"),
-    ("Help", "curiosity_tui.screens.help", "HelpScreen"),
-)
+#: the heading of the keys every screen shares (the app's own bindings)
+EVERYWHERE = "Everywhere"
+
+
+def binding_holders() -> Iterator[tuple[str, type[Any]]]:
+    """(title, class) of everything with bindings, in the order docs/keys.md lists them: the
+    app, then every screen of the registry (:data:`~curiosity_tui.app.screen_registry.SCREENS`)
+    with the widgets documented after it."""
+    yield EVERYWHERE, AppBase
+    for title, _ids, cls in key_holders():
+        yield title, cls
+
 
 _BACK = "Back / cancel / close"
 _ACCEPT = "Accept: open the row, or go on to the next field"
@@ -108,22 +100,13 @@ def meaning(description: str) -> str:
     return SAME_MEANING.get(text, text)
 
 
-def _bindings(module: str, name: str) -> list[Binding]:
-    cls = getattr(import_module(module), name)
-    return [b for b in getattr(cls, "BINDINGS", []) if isinstance(b, Binding)]
-
-
 def all_rows() -> Iterator[KeyRow]:
     """One row per key of every binding of every screen (a "j,down" binding gives two)."""
-    for title, module, name in SCREENS:
-        for b in _bindings(module, name):
-            for key in b.key.split(","):
-                yield KeyRow(title, key.strip(), b.description, b.id or "", b.show)
-
-
-def binding_ids() -> set[str]:
-    """Every binding id a keymap may name."""
-    return {r.id for r in all_rows() if r.id}
+    for title, cls in binding_holders():
+        for b in getattr(cls, "BINDINGS", []):
+            if isinstance(b, Binding):
+                for key in b.key.split(","):
+                    yield KeyRow(title, key.strip(), b.description, b.id or "", b.show)
 
 
 def conflicts() -> dict[str, set[str]]:
@@ -186,7 +169,7 @@ def markdown() -> str:
     for key in sorted(by_key, key=lambda k: (len(_shown(k)) > 1, _shown(k).lower(), k)):
         what, screens = by_key[key]
         out.append(f"| `{_shown(key)}` | {what} | {', '.join(screens)} |")
-    for title, _module, _name in SCREENS:
+    for title, _cls in binding_holders():
         mine = [r for r in rows if r.screen == title and r.description]
         out += ["", f"## {title}", "", "| key | does | id |", "| --- | --- | --- |"]
         for r in mine:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from curiosity_tui.app import screen_registry as screens
 from curiosity_tui.app.base import SHELL_CSS, TABLES_CSS, AppBase, env_keymap
 
 
@@ -34,19 +35,16 @@ class CuriosityApp(AppBase):
         self.sub_title = self.workspace.name or str(self.workspace)
 
     def open_home(self) -> None:
-        from curiosity_tui.screens.workspace import WorkspaceScreen
-
+        WorkspaceScreen = screens.workspace()
         self.push_screen(WorkspaceScreen(self.workspace))
         if self.run_request is not None:
-            from curiosity_tui.screens.monitor import RunMonitorScreen
-
+            RunMonitorScreen = screens.monitor()
             self.push_screen(RunMonitorScreen(self.run_request))
         elif self.initial_ledger is not None:
             self.open_ledger(self.initial_ledger)
 
     async def action_quit(self) -> None:
-        from curiosity_tui.screens.monitor import RunMonitorScreen
-
+        RunMonitorScreen = screens.monitor()
         for screen in self.screen_stack:
             if isinstance(screen, RunMonitorScreen):
                 screen.cancel()

@@ -2,8 +2,8 @@
 
 Screens never import sibling screens; they call ``navigator(self).open_…`` (the
 :class:`~curiosity_tui.screens.base.Navigator` protocol) and this class — a base of every app
-of ours — imports the screen class and pushes it. The imports sit inside the methods so that
-importing the app loads no screen it has not opened yet.
+of ours — pushes the screen class the registry (:mod:`curiosity_tui.app.screen_registry`)
+loads, when it is first asked, so importing the app loads no screen it has not opened yet.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual.app import App
 from textual.screen import Screen
 
+from curiosity_tui.app import screen_registry as screens
 from curiosity_tui.widgets.ordered import push_when_ready
 
 if TYPE_CHECKING:
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from curiosity_tui.ledger.ledger import Ledger
     from curiosity_tui.ledger.view import LedgerView
     from curiosity_tui.protocol.schemas import JudgeBeforeResponse
+    from curiosity_tui.screens.base import Navigator
 
 
 class Navigation(App[None]):
@@ -31,15 +33,13 @@ class Navigation(App[None]):
     EXIT_WITH_LAST_SCREEN: ClassVar[bool] = False
 
     def open_ledger(self, path: Path, node: str | None = None) -> None:
-        from curiosity_tui.screens.browser import BrowserScreen
-
+        BrowserScreen = screens.browser()
         self.push_screen(BrowserScreen(Path(path), node=node))
 
     def show_node(self, path: Path, node: str, *, closing: Screen) -> None:
         """Show ``node`` in the browser of ``path``: the one right under ``closing`` (which
         closes) when there is one, else a new browser."""
-        from curiosity_tui.screens.browser import BrowserScreen
-
+        BrowserScreen = screens.browser()
         below = self.screen_stack[-2] if len(self.screen_stack) > 1 else None
         if isinstance(below, BrowserScreen) and below.path == Path(path):
             closing.dismiss()
@@ -48,23 +48,20 @@ class Navigation(App[None]):
             self.push_screen(BrowserScreen(Path(path), node=node))
 
     def open_pack(self, path: Path) -> None:
-        from curiosity_tui.screens.pack_open import PackOpenScreen
-
+        PackOpenScreen = screens.pack_open()
         self.push_screen(PackOpenScreen(Path(path)))
 
     def open_rating(self, packdir: Path, rater: str, *, closing: Screen | None = None) -> None:
         """Rate ``packdir`` as ``rater``. A bad pack or rater raises ``CuriosityError`` before
         anything changes; otherwise ``closing`` (the dialog that asked) closes first."""
-        from curiosity_tui.screens.rating import RatingScreen
-
+        RatingScreen = screens.rating()
         screen = RatingScreen(Path(packdir), rater)
         if closing is not None:
             closing.dismiss()
         self.push_screen(screen)
 
     def open_agreement(self, packdir: Path) -> None:
-        from curiosity_tui.screens.agreement import AgreementScreen
-
+        AgreementScreen = screens.agreement()
         self.push_screen(AgreementScreen(Path(packdir)))
 
     def open_adjudication(self, packdir: Path, coordinator: str | None = None) -> None:
@@ -72,8 +69,7 @@ class Navigation(App[None]):
         else the app's curator name, ``$CURIOSITY_CURATOR``, ``$USER``."""
         import os
 
-        from curiosity_tui.screens.adjudication import AdjudicationScreen
-
+        AdjudicationScreen = screens.adjudication()
         name = (
             coordinator
             or getattr(self, "curator_name", None)
@@ -85,30 +81,25 @@ class Navigation(App[None]):
         self.push_screen(AdjudicationScreen(Path(packdir), f"human:{name}"))
 
     def open_audit(self, path: Path) -> None:
-        from curiosity_tui.screens.audit import AuditScreen
-
+        AuditScreen = screens.audit()
         self.push_screen(AuditScreen(Path(path)))
 
     def open_downgrades(self, path: Path, *, ledger: Ledger | None = None) -> None:
-        from curiosity_tui.screens.downgrades import DowngradesScreen
-
+        DowngradesScreen = screens.downgrades()
         self.push_screen(DowngradesScreen(Path(path), ledger=ledger))
 
     def open_analysis(self, paths: Sequence[Path]) -> None:
-        from curiosity_tui.screens.analysis import AnalysisScreen
-
+        AnalysisScreen = screens.analysis()
         self.push_screen(AnalysisScreen([Path(p) for p in paths]))
 
     def open_rendering(self, view: LedgerView, session: int) -> None:
-        from curiosity_tui.screens.rendering import RenderingScreen
-
+        RenderingScreen = screens.rendering()
         self.push_screen(RenderingScreen(view, session))
 
     def open_curator(
         self, ledger: Ledger, after: int, actor: str, resume: Callable[[], None]
     ) -> None:
-        from curiosity_tui.screens.curator import CuratorScreen
-
+        CuratorScreen = screens.curator()
         self.push_screen(CuratorScreen(ledger, after, actor, resume))
 
     def open_human_session(
@@ -123,24 +114,21 @@ class Navigation(App[None]):
     ) -> None:
         """``person`` takes session ``t`` of ``ledger``; ``done`` gets True once it is committed,
         False (or None) when they left it (the draft is kept)."""
-        from curiosity_tui.screens.human_session import HumanSessionScreen
-
+        HumanSessionScreen = screens.human_session()
         screen = HumanSessionScreen(ledger, t, person, judge=judge, judge_by=judge_by)
         self.push_screen(screen, done)
 
     def ask_search(
         self, nodes: dict[str, Any], done: Callable[[tuple[str, list[str]] | None], None]
     ) -> None:
-        from curiosity_tui.screens.search import SearchScreen
-
+        SearchScreen = screens.search()
         self.push_screen(SearchScreen(nodes), done)
 
     async def ask_reason(self, title: str, done: Callable[[Any], None], **form: Any) -> None:
         """The curator's reason form; ``done`` gets an ``ActionForm`` or ``None``. Returns once the
         form has mounted and focused its first field, so keys typed after the opening key land
         in it (widgets/ordered.py)."""
-        from curiosity_tui.screens.reason import ReasonScreen
-
+        ReasonScreen = screens.reason()
         await push_when_ready(self, ReasonScreen(title, **form), done)
 
     async def ask_decision(
@@ -149,8 +137,7 @@ class Navigation(App[None]):
         decision: str,
         done: Callable[[tuple[str, str] | None], None],
     ) -> None:
-        from curiosity_tui.screens.decide import DecideScreen
-
+        DecideScreen = screens.decide()
         await push_when_ready(self, DecideScreen(proposal, decision), done)
 
     def close_screen(self, screen: Screen) -> None:
@@ -159,3 +146,11 @@ class Navigation(App[None]):
             self.exit()
         else:
             screen.dismiss()
+
+
+if TYPE_CHECKING:
+
+    def _implements_the_protocol(app: Navigation) -> Navigator:
+        """A static check: mypy fails here when the navigator stops matching the
+        :class:`~curiosity_tui.screens.base.Navigator` protocol the screens call."""
+        return app

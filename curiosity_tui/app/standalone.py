@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from curiosity_tui.app import screen_registry as screens
 from curiosity_tui.app.base import SHELL_CSS, TABLES_CSS, AppBase, env_keymap
 
 __all__ = ["AdjudicationApp", "AgreementApp", "AnalysisApp", "RatingApp"]
@@ -26,8 +27,7 @@ class RatingApp(AppBase):
     def __init__(
         self, packdir: str | Path, rater: str, *, keymap: dict[str, str] | None = None
     ) -> None:
-        from curiosity_tui.screens.rating import RatingScreen
-
+        RatingScreen = screens.rating()
         super().__init__(keymap=env_keymap(keymap))
         self.packdir = Path(packdir)
         self.rater = rater
@@ -57,8 +57,7 @@ class AgreementApp(AppBase):
         self.seed = seed
 
     def open_home(self) -> None:
-        from curiosity_tui.screens.agreement import AgreementScreen
-
+        AgreementScreen = screens.agreement()
         self.push_screen(AgreementScreen(self.packdir, n_boot=self.n_boot, seed=self.seed))
 
 
@@ -72,8 +71,7 @@ class AdjudicationApp(AppBase):
     def __init__(
         self, packdir: str | Path, coordinator: str, *, keymap: dict[str, str] | None = None
     ) -> None:
-        from curiosity_tui.screens.adjudication import AdjudicationScreen
-
+        AdjudicationScreen = screens.adjudication()
         super().__init__(keymap=env_keymap(keymap))
         self.packdir = Path(packdir)
         self.coordinator = coordinator
@@ -105,6 +103,5 @@ class AnalysisApp(AppBase):
         self.chain = chain
 
     def open_home(self) -> None:
-        from curiosity_tui.screens.analysis import AnalysisScreen
-
+        AnalysisScreen = screens.analysis()
         self.push_screen(AnalysisScreen(self.paths, self.chain))

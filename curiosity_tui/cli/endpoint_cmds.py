@@ -54,7 +54,7 @@ def _lines(caps: Any) -> list[str]:
 
 def _check(args: argparse.Namespace) -> int:
     from curiosity_tui.cli.run_cmds import _closing, endpoint_options, model_client
-    from curiosity_tui.protocol.endpoint import probe_endpoint, problems
+    from curiosity_tui.modelio.endpoint import probe_endpoint, problems
 
     if not args.model and not args.scripted:
         raise InputError("endpoint check needs --model")

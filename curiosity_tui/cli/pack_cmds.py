@@ -23,12 +23,22 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    # ~95 lines of flat argparse declarations (pack build/leakcheck, rate, agreement, unblind):
-    # one place to read every pack command's flags; splitting it would scatter them.
+    """The pack commands: ``pack build`` / ``leakcheck`` / ``export``, ``rate``, ``agreement``,
+    ``unblind`` and ``ratings``, one named step each."""
     pack = sub.add_parser("pack", help="build blind packs and check them for leaks")
     psub = pack.add_subparsers(dest="pack_command", metavar="PACK_COMMAND")
     pack.set_defaults(handler=lambda args: (pack.print_help(), 2)[1])
+    _register_pack_build(psub)
+    _register_leakcheck(psub)
+    ratings_cmds.register_export(psub)
+    _register_rate(sub)
+    _register_agreement(sub)
+    _register_unblind(sub)
+    _register_ratings(sub)
 
+
+def _register_pack_build(psub: argparse._SubParsersAction) -> None:
+    """``pack build``: a blind pack from runs, then its leak check."""
     b = psub.add_parser(
         "build",
         help="build a blind pack from runs (ledgers or directories of ledgers)",
@@ -84,6 +94,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--json", action="store_true")
     b.set_defaults(handler=_build)
 
+
+def _register_leakcheck(psub: argparse._SubParsersAction) -> None:
+    """``pack leakcheck``: can item format predict the configuration?"""
     lk = psub.add_parser(
         "leakcheck", help="can item format predict the configuration? (key holder only)"
     )
@@ -93,8 +106,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     lk.add_argument("--permutations", type=int, default=99)
     lk.add_argument("--json", action="store_true")
     lk.set_defaults(handler=_leakcheck)
-    ratings_cmds.register_export(psub)
 
+
+def _register_rate(sub: argparse._SubParsersAction) -> None:
+    """``rate``: a human in the terminal app, or a model rater with ``--model``."""
     r = sub.add_parser(
         "rate",
         help="rate a blind pack in the terminal app, or with --model as a model rater",
@@ -108,6 +123,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     _model_rater_flags(r)
     r.set_defaults(handler=_rate)
 
+
+def _register_agreement(sub: argparse._SubParsersAction) -> None:
+    """``agreement``: agreement statistics on a pack's ratings."""
     a = sub.add_parser("agreement", help="agreement statistics on a pack's ratings")
     a.add_argument("packdir", type=Path, metavar="PACKDIR")
     a.add_argument("--json", action="store_true")
@@ -128,6 +146,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     a.set_defaults(handler=_agreement)
 
+
+def _register_unblind(sub: argparse._SubParsersAction) -> None:
+    """``unblind``: open the key once ratings are complete."""
     u = sub.add_parser(
         "unblind", help="open the key once ratings are complete; per-configuration tables"
     )
@@ -142,7 +163,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     u.add_argument("--json", action="store_true")
     add_csv_arg(u, "one row per item × question × rater, with run and configuration")
     u.set_defaults(handler=_unblind)
-    _register_ratings(sub)
 
 
 def _register_ratings(sub: argparse._SubParsersAction) -> None:
@@ -379,9 +399,9 @@ def _rate_with_model(args: argparse.Namespace, session: RatingSession) -> int:
 
 
 async def _model_run(args: argparse.Namespace, session: RatingSession) -> ModelRatingRun:
+    from curiosity_tui.modelio.client import ModelClient
+    from curiosity_tui.modelio.endpoint import EndpointOptions, prepare_endpoint
     from curiosity_tui.packs.model_rater import rate_pack
-    from curiosity_tui.protocol.client import ModelClient
-    from curiosity_tui.protocol.endpoint import EndpointOptions, prepare_endpoint
 
     async with ModelClient(
         base_url=args.base_url,

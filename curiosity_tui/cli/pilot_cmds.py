@@ -81,7 +81,7 @@ def _specs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
     """The plan, its text and every run of it (before sharding)."""
     from curiosity_tui.analysis.prereg import load_plan, lock_metadata, require_lock
     from curiosity_tui.cli.run_cmds import pilot_options
-    from curiosity_tui.protocol.runner import plan_runs
+    from curiosity_tui.runs.runner import plan_runs
 
     plan, text = load_plan(args.plan)
     entry = None if args.unregistered else require_lock(args.out, plan_text=text)
@@ -112,7 +112,7 @@ def _arm_specs(plan: Any, args: argparse.Namespace, options: dict[str, Any]) -> 
     """Every run of a plan with arms (decision 241): per entry of ``configurations``, its
     configuration with the arm's contract, open layer, queue and seed; run names and the
     ``arm`` option carry the arm's name (its group in metrics and the verdict)."""
-    from curiosity_tui.protocol.runner import RunSpec, plan_runs
+    from curiosity_tui.runs.runner import RunSpec, plan_runs
 
     specs: list[Any] = []
     for entry in plan.configurations:
@@ -138,7 +138,7 @@ def _arm_specs(plan: Any, args: argparse.Namespace, options: dict[str, Any]) -> 
 
 
 def _pilot_run(args: argparse.Namespace) -> int:
-    from curiosity_tui.protocol.shards import new_manifest, parse_shard, shard_of, write_manifest
+    from curiosity_tui.runs.shards import new_manifest, parse_shard, shard_of, write_manifest
 
     shard = parse_shard(args.shard)
     if args.workers is not None and args.workers < 1:
@@ -176,7 +176,7 @@ def _pilot_run(args: argparse.Namespace) -> int:
 
 def _finish_manifest(out: Path, manifest: Any, results: list[Any], sessions: int) -> None:
     from curiosity_tui.clock import utc_now_seconds
-    from curiosity_tui.protocol.shards import ManifestRun, write_manifest
+    from curiosity_tui.runs.shards import ManifestRun, write_manifest
 
     by_name = {r.ledger: r for r in results}
     runs = []
@@ -207,8 +207,8 @@ def _execute(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from curiosity_tui.cli.run_cmds import _closing, _embedder, call_overrides, model_client, probed
-    from curiosity_tui.protocol.runner import run_pilot
-    from curiosity_tui.protocol.workers import ClientSpec, run_pilot_workers
+    from curiosity_tui.runs.runner import run_pilot
+    from curiosity_tui.runs.workers import ClientSpec, run_pilot_workers
 
     with (
         # a relay's models have their own clients (cli/relay_cmds.py)
@@ -279,7 +279,7 @@ def _execute(
 
 
 def _pilot_status(args: argparse.Namespace) -> int:
-    from curiosity_tui.protocol.shards import format_status, pilot_status
+    from curiosity_tui.runs.shards import format_status, pilot_status
 
     for out in args.out:
         if not out.is_dir():

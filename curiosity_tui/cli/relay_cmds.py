@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def relay_clients(plan: Any, args: argparse.Namespace) -> Iterator[dict[str, Any]]:
     """One ModelClient per relay model (its key from the named environment variable)."""
     from curiosity_tui.cli.run_cmds import _rate_limits, client_options
-    from curiosity_tui.protocol.client import ModelClient
+    from curiosity_tui.modelio.client import ModelClient
 
     _rate_limits(args)
     clients: dict[str, Any] = {}
@@ -67,7 +67,7 @@ def relay_clients(plan: Any, args: argparse.Namespace) -> Iterator[dict[str, Any
 async def probe_all(plan: Any, clients: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
     """Probe every model before session 1 (EndpointUnusable names the model: nothing runs)."""
     from curiosity_tui.cli.run_cmds import endpoint_options
-    from curiosity_tui.protocol.endpoint import EndpointUnusable, prepare_endpoint
+    from curiosity_tui.modelio.endpoint import EndpointUnusable, prepare_endpoint
 
     caps: dict[str, Any] = {}
     for key, client in clients.items():
@@ -103,7 +103,7 @@ def _print_relay_progress(p: Any) -> None:
 def run_relayed(args: argparse.Namespace) -> int:
     """``run LEDGER --relay RELAY.toml``."""
     from curiosity_tui.ledger import Ledger
-    from curiosity_tui.protocol.relay import check_relayable, load_relay
+    from curiosity_tui.runs.relay import check_relayable, load_relay
 
     if args.sessions < 1:
         raise InputError("--sessions must be at least 1")
@@ -127,7 +127,7 @@ def run_relayed(args: argparse.Namespace) -> int:
 async def _relay_here(args: argparse.Namespace, plan: Any) -> Any:
     from curiosity_tui.cli.run_cmds import _embedder, call_overrides
     from curiosity_tui.ledger import Ledger
-    from curiosity_tui.protocol.relay_runner import RelayMinds, run_relay
+    from curiosity_tui.runs.relay_runner import RelayMinds, run_relay
 
     with relay_clients(plan, args) as clients:
 
@@ -176,9 +176,9 @@ def demo_relay(args: argparse.Namespace) -> int:
     """``demo --relay``: the offline relay between two scripted models."""
     from curiosity_tui.cli.run_cmds import SEED
     from curiosity_tui.ledger import RunMeta
+    from curiosity_tui.offline.relay_demo import alternating, run_scripted_relay
     from curiosity_tui.protocol.configs import get_configuration
-    from curiosity_tui.protocol.relay import check_relayable
-    from curiosity_tui.protocol.relay_demo import alternating, run_scripted_relay
+    from curiosity_tui.runs.relay import check_relayable
 
     if args.sessions < 1:
         raise InputError("--sessions must be at least 1")
@@ -210,7 +210,7 @@ def pilot_relay(
     """``pilot run`` of a plan with a ``[relay]``: every run relayed, in this process (the
     relay's clients are shared by its runs, so there are no worker processes)."""
     from curiosity_tui.cli.run_cmds import _embedder, call_overrides
-    from curiosity_tui.protocol.relay_runner import RelayMinds, run_relay_pilot
+    from curiosity_tui.runs.relay_runner import RelayMinds, run_relay_pilot
 
     relay = plan.relay
     if (args.workers or 1) > 1:

@@ -46,7 +46,7 @@ def endpoint_flags(p: argparse.ArgumentParser) -> None:
 
 
 def _capability_flags(g: argparse._ArgumentGroup) -> None:
-    """Flags for what the endpoint probe finds or cannot find (protocol/endpoint.py)."""
+    """Flags for what the endpoint probe finds or cannot find (modelio/endpoint.py)."""
     g.add_argument(
         "--response-format",
         choices=["auto", "json_schema", "json_object", "prompt"],
@@ -95,7 +95,7 @@ def client_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def endpoint_options(args: argparse.Namespace) -> Any:
-    from curiosity_tui.protocol.endpoint import EndpointOptions
+    from curiosity_tui.modelio.endpoint import EndpointOptions
 
     return EndpointOptions(
         response_format=getattr(args, "response_format", "auto"),
@@ -181,7 +181,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _rate_limits(args: argparse.Namespace) -> None:
     """``--max-rpm`` / ``--max-tpm``: one limiter for every client of this process."""
-    from curiosity_tui.protocol import ratelimit
+    from curiosity_tui.modelio import ratelimit
 
     rpm, tpm = getattr(args, "max_rpm", None), getattr(args, "max_tpm", None)
     for flag, value in (("--max-rpm", rpm), ("--max-tpm", tpm)):
@@ -193,13 +193,13 @@ def _rate_limits(args: argparse.Namespace) -> None:
 @contextlib.contextmanager
 def model_client(args: argparse.Namespace, default_model: str | None) -> Iterator[Any]:
     """A ModelClient for the flags; with --scripted, backed by the built-in scripted server."""
-    from curiosity_tui.protocol.client import ModelClient
+    from curiosity_tui.modelio.client import ModelClient
 
     _rate_limits(args)
 
     if getattr(args, "scripted", False):
-        from curiosity_tui.protocol.research import ResearchResponder
-        from curiosity_tui.protocol.scripted_server import ScriptedServer
+        from curiosity_tui.offline.research import ResearchResponder
+        from curiosity_tui.offline.scripted_server import ScriptedServer
 
         with ScriptedServer(responder=ResearchResponder()) as srv:
             opts = client_options(args) if hasattr(args, "response_format") else {}
@@ -232,17 +232,17 @@ def _embedder(args: argparse.Namespace, client: Any, caps: Any = None) -> Any:
     if not model or getattr(args, "scripted", False):
         return None
     if caps is not None and caps.embeddings != "served":
-        from curiosity_tui.protocol.embedders import OfflineFallbackEmbedder
+        from curiosity_tui.modelio.embedders import OfflineFallbackEmbedder
 
         return OfflineFallbackEmbedder(model)
-    from curiosity_tui.protocol.embedders import EndpointEmbedder
+    from curiosity_tui.modelio.embedders import EndpointEmbedder
 
     return EndpointEmbedder(client, model)
 
 
 async def probed(client: Any, args: argparse.Namespace) -> Any:
     """Probe the endpoint before any session (EndpointUnusable: one line, nothing run)."""
-    from curiosity_tui.protocol.endpoint import prepare_endpoint
+    from curiosity_tui.modelio.endpoint import prepare_endpoint
 
     caps = await prepare_endpoint(client, endpoint_options(args))
     if getattr(args, "scripted", False):  # a new loopback port every time: one stable name
@@ -353,8 +353,8 @@ def _run(args: argparse.Namespace) -> int:
         return run_curated(
             args.ledger, sessions=args.sessions, curator=curator_name(args), args=args
         )
-    from curiosity_tui.protocol.runner import endpoint_overrides, run_ledger
     from curiosity_tui.protocol.session import SessionSettings
+    from curiosity_tui.runs.runner import endpoint_overrides, run_ledger
 
     overrides = call_overrides(args)
     with model_client(args, meta.model) as client, Ledger.open(args.ledger, write=True) as led:
@@ -407,7 +407,7 @@ def pilot_options(
 def _demo(args: argparse.Namespace) -> int:
     from curiosity_tui.ledger import Ledger, RunMeta
     from curiosity_tui.protocol.configs import get_configuration
-    from curiosity_tui.protocol.runner import run_ledger
+    from curiosity_tui.runs.runner import run_ledger
 
     cfg = get_configuration(args.config)
     from curiosity_tui.contract_switches import contract_slug

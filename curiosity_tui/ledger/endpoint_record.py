@@ -1,6 +1,6 @@
 """What the endpoint probe found, as the ledger stores it (``endpoint_probed`` events).
 
-The probe itself is :mod:`curiosity_tui.protocol.endpoint`; this module only holds the record,
+The probe itself is :mod:`curiosity_tui.modelio.endpoint`; this module only holds the record,
 so that the ledger can validate and fold it without importing the protocol layer.
 """
 

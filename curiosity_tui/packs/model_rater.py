@@ -20,6 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from curiosity_tui.modelio.client import ModelCallError, ModelClient
 from curiosity_tui.packs.pack import PackItem
 from curiosity_tui.packs.rating import (
     MODEL_PREFIX,
@@ -31,7 +32,6 @@ from curiosity_tui.packs.rating import (
     validate_answers,
 )
 from curiosity_tui.packs.schemes import Question, Scheme
-from curiosity_tui.protocol.client import ModelCallError, ModelClient
 from curiosity_tui.textsafe import terminal_safe
 
 __all__ = [

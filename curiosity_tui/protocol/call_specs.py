@@ -1,6 +1,6 @@
 """The spec of each structured call, built from what the session knows (decision 150).
 
-Each function returns a :class:`~curiosity_tui.protocol.call_schemas.CallSpec`: the call's
+Each function returns a :class:`~curiosity_tui.modelio.call_schemas.CallSpec`: the call's
 response model and its rules. The caller sends ``spec.json_schema(dialect)`` and validates the
 reply with ``spec.check``. The enforced rules are the ones the protocol has always checked
 (item counts, the open layer's bounds, the judge-after's pairing); the others carry the ids
@@ -14,7 +14,7 @@ from typing import Any
 
 from curiosity_tui.contract.downgrades import MIN_GROUNDS_CHARS
 from curiosity_tui.ledger.models import LIVE_EXCLUDED
-from curiosity_tui.protocol.call_schemas import CallSpec, Rule
+from curiosity_tui.modelio.call_schemas import CallSpec, Rule
 from curiosity_tui.protocol.schemas import (
     MAX_DEPENDENCIES,
     MAX_FRAMINGS,

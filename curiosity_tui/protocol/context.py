@@ -12,8 +12,8 @@ from curiosity_tui.contract.rules import Contract, get_contract
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import CallRecord, RunMeta, SessionRecord
-from curiosity_tui.protocol.call_schemas import DIALECTS, CallSpec, Dialect
-from curiosity_tui.protocol.client import ModelCallError, ModelClient
+from curiosity_tui.modelio.call_schemas import DIALECTS, CallSpec, Dialect
+from curiosity_tui.modelio.client import ModelCallError, ModelClient
 from curiosity_tui.protocol.configs import Configuration, get_configuration
 
 T = TypeVar("T")

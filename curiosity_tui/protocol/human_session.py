@@ -30,10 +30,10 @@ from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import Mind, SessionRecord
 from curiosity_tui.ledger.queue import select_focus
 from curiosity_tui.ledger.render import render_session_input
+from curiosity_tui.modelio.call_schemas import CallSpec, Rule
+from curiosity_tui.modelio.client import ModelClient
 from curiosity_tui.protocol.apply import session_batch
-from curiosity_tui.protocol.call_schemas import CallSpec, Rule
 from curiosity_tui.protocol.call_specs import deliverable_spec, live_ids
-from curiosity_tui.protocol.client import ModelClient
 from curiosity_tui.protocol.context import Budget, SessionContext, SessionSettings
 from curiosity_tui.protocol.schemas import DeliverableResponse, JudgeBeforeResponse
 from curiosity_tui.protocol.steps import Outcome, write_deliverable

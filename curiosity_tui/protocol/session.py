@@ -21,6 +21,7 @@ from curiosity_tui.ledger.events import SessionFailed
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import CallRecord, Mind, RunMeta, SessionCounts, SessionRecord
 from curiosity_tui.ledger.render import render_session_input
+from curiosity_tui.modelio.client import ModelCallError, ModelClient
 from curiosity_tui.protocol import prompts
 from curiosity_tui.protocol.apply import (
     apply_actions,
@@ -30,7 +31,6 @@ from curiosity_tui.protocol.apply import (
     session_batch,
 )
 from curiosity_tui.protocol.call_specs import armed_self_ask_spec, live_ids, self_ask_spec
-from curiosity_tui.protocol.client import ModelCallError, ModelClient
 from curiosity_tui.protocol.context import (
     Budget,
     SessionContext,

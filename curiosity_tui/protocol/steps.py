@@ -195,7 +195,7 @@ async def judges_step(
     ctx: SessionContext, focus: Focus, first: FirstRound, embedder: Any
 ) -> Evaluation:
     """Medoid of the candidates, the paired judge-after on it, tension before/after and Δ."""
-    from curiosity_tui.protocol.embedders import cosine_matrix, medoid_index
+    from curiosity_tui.modelio.embedders import cosine_matrix, medoid_index
 
     st = ctx.settings
     vectors, emb_name = await _embed(embedder, ctx, first.candidates)
@@ -235,7 +235,7 @@ async def _embed(embedder: Any, ctx: SessionContext, texts: list[str]) -> tuple[
     """Embed the candidates; an endpoint embedder's call is recorded in the session record."""
     import numpy as np
 
-    from curiosity_tui.protocol.embedders import EndpointEmbedder, TfidfEmbedder, l2_normalise
+    from curiosity_tui.modelio.embedders import EndpointEmbedder, TfidfEmbedder, l2_normalise
 
     emb = embedder or TfidfEmbedder()
     if isinstance(emb, EndpointEmbedder):

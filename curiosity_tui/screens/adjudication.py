@@ -37,6 +37,7 @@ from curiosity_tui.packs.disagreement import (
 )
 from curiosity_tui.packs.pack import Pack
 from curiosity_tui.screens.base import AppScreen
+from curiosity_tui.screens.form_base import FormSteps, leave_key, step_keys, submit_key
 from curiosity_tui.widgets.choice_row import Choice, ChoiceRow
 from curiosity_tui.widgets.footer import Footer
 from curiosity_tui.widgets.literal import clean, literal
@@ -50,7 +51,7 @@ KEYS_LINE = (
 )
 
 
-class AdjudicationScreen(AppScreen):
+class AdjudicationScreen(FormSteps, AppScreen):
     HELP_TITLE: ClassVar[str] = "Adjudication (coordinator, blind)"
     HELP: ClassVar[str] = (
         "Items where raters disagree, with each rater's category, grounds and quotes side by "
@@ -77,17 +78,9 @@ class AdjudicationScreen(AppScreen):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "enter", "Open", id="adjudication.enter", priority=True, show=False),
-        Binding("ctrl+s", "save", "Submit", id="adjudication.save", priority=True),
-        Binding("escape", "back", "Back", id="adjudication.back", priority=True),
-        Binding("tab", "step(1)", "Next field", id="adjudication.tab", priority=True, show=False),
-        Binding(
-            "shift+tab",
-            "step(-1)",
-            "Previous field",
-            id="adjudication.backtab",
-            priority=True,
-            show=False,
-        ),
+        submit_key("adjudication", "save"),
+        leave_key("adjudication", "back", "Back"),
+        *step_keys("adjudication"),
     ]
 
     def __init__(self, packdir: str | Path, coordinator: str, *, name: str | None = None) -> None:
@@ -273,13 +266,6 @@ class AdjudicationScreen(AppScreen):
             self.nav.close_screen(self)
         else:
             self.set_focus(self.query_one("#adj-list", OptionList))
-
-    async def action_step(self, delta: int) -> None:
-        await drain(self.focused)
-        if delta > 0:
-            self.focus_next()
-        else:
-            self.focus_previous()
 
     # -- saving ----------------------------------------------------------------------
     async def _save(self) -> None:

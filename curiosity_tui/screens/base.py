@@ -2,8 +2,8 @@
 title in words, and the :class:`Navigator` — what a screen may ask the app to open.
 
 Screens never import sibling screens. To go somewhere they call ``navigator(self).open_…``;
-the app (:class:`curiosity_tui.app.base.AppBase`) implements every method and is the only
-place that imports the screen classes it pushes. This module is not a screen: it holds no
+the app (:class:`curiosity_tui.app.base.AppBase`) implements every method and pushes the
+screen classes its one registry (:mod:`curiosity_tui.app.screen_registry`) loads. This module is not a screen: it holds no
 screen of its own, so importing it is not a sibling import.
 """
 

@@ -22,6 +22,7 @@ from textual.widgets import Label, Static, TextArea
 
 from curiosity_tui.contract.downgrades import PendingDowngrade, check_grounds
 from curiosity_tui.errors import TransitionError
+from curiosity_tui.screens.form_base import FormSteps, leave_key, step_keys, submit_key
 from curiosity_tui.widgets.choice_row import Choice, ChoiceRow
 from curiosity_tui.widgets.literal import clean
 from curiosity_tui.widgets.ordered import OrderedTextArea, drain
@@ -32,7 +33,7 @@ DECISIONS = [
 ]
 
 
-class DecideScreen(ModalScreen[tuple[str, str] | None]):
+class DecideScreen(FormSteps, ModalScreen[tuple[str, str] | None]):
     """Returns (decision, grounds) or None."""
 
     HELP_TITLE: ClassVar[str] = "Downgrade decision — keys"
@@ -44,19 +45,11 @@ class DecideScreen(ModalScreen[tuple[str, str] | None]):
     DecideScreen #decide-error { color: $error; height: auto; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "submit", "Submit", id="decide.submit", priority=True),
+        submit_key("decide"),
         Binding("a", "choose('approve')", "Approve", id="decide.approve", priority=True),
         Binding("x", "choose('reject')", "Reject", id="decide.reject", priority=True),
-        Binding("tab", "step(1)", "Next field", id="decide.tab", priority=True, show=False),
-        Binding(
-            "shift+tab",
-            "step(-1)",
-            "Previous field",
-            id="decide.backtab",
-            priority=True,
-            show=False,
-        ),
-        Binding("escape", "cancel", "Cancel", id="decide.cancel", priority=True),
+        *step_keys("decide"),
+        leave_key("decide", "cancel", "Cancel"),
     ]
 
     def __init__(self, proposal: PendingDowngrade, decision: str = "approve") -> None:
@@ -99,13 +92,6 @@ class DecideScreen(ModalScreen[tuple[str, str] | None]):
         self.decision = decision
         self.query_one(ChoiceRow).chosen = decision
         self.set_focus(self.query_one(TextArea))
-
-    async def action_step(self, delta: int) -> None:
-        await drain(self.focused)
-        if delta > 0:
-            self.focus_next()
-        else:
-            self.focus_previous()
 
     async def action_submit(self) -> None:
         await drain(self.focused)

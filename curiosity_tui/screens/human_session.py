@@ -37,6 +37,7 @@ from curiosity_tui.protocol.human_session import (
 )
 from curiosity_tui.protocol.schemas import JudgeBeforeResponse
 from curiosity_tui.screens.base import AppScreen
+from curiosity_tui.screens.form_base import FormSteps, leave_key, step_keys, submit_key
 from curiosity_tui.widgets.footer import Footer
 from curiosity_tui.widgets.human_form import HumanForm, deliverable_from_fields, form_fields
 from curiosity_tui.widgets.literal import literal
@@ -47,7 +48,7 @@ __all__ = ["HumanSessionScreen"]
 SAVE_AFTER_S = 0.3  # a typed change reaches the draft file within this
 
 
-class HumanSessionScreen(AppScreen):
+class HumanSessionScreen(FormSteps, AppScreen):
     HELP_TITLE = "Human session"
     HELP = (
         "You take this session. Left: exactly what a model would receive. Right: your "
@@ -64,13 +65,11 @@ class HumanSessionScreen(AppScreen):
     HumanSessionScreen #hs-error { color: $error; height: auto; }
     """
     BINDINGS = [
-        Binding("ctrl+s", "submit", "Submit", id="human.submit", priority=True),
-        Binding("escape", "back", "Back", id="human.back", priority=True),
+        submit_key("human"),
+        leave_key("human", "back", "Back"),
+        # Enter: a new line in the answer and reason (TextAreas), else the next field
         Binding("enter", "enter", "Next field", id="human.enter", priority=True, show=False),
-        Binding("tab", "step(1)", "Next field", id="human.tab", priority=True, show=False),
-        Binding(
-            "shift+tab", "step(-1)", "Previous field", id="human.backtab", priority=True, show=False
-        ),
+        *step_keys("human"),
     ]
 
     def __init__(
@@ -192,13 +191,6 @@ class HumanSessionScreen(AppScreen):
             focused.insert("\n")
             return
         await self.action_step(1)
-
-    async def action_step(self, delta: int) -> None:
-        await drain(self.focused)
-        if delta > 0:
-            self.focus_next()
-        else:
-            self.focus_previous()
 
     def _error(self, message: str) -> None:
         with contextlib.suppress(NoMatches):

@@ -66,7 +66,7 @@ class RunRequest:
     curator: str  # the human curator's name (actor human:<name>)
     client_factory: Callable[[], contextlib.AbstractContextManager[Any]]
     embedder_factory: Callable[[Any], Any] | None = None
-    #: the endpoint probe's record (protocol/endpoint.py): applied to the client, stored in the
+    #: the endpoint probe's record (modelio/endpoint.py): applied to the client, stored in the
     #: journal before the first session
     endpoint: Any = None
     #: SessionSettings fields from the command line (--cap, --schema-dialect, --context-window)
@@ -74,7 +74,7 @@ class RunRequest:
     result: Any = None  # the runner's RunResult once finished
     error: str | None = None
     cancelled: bool = False
-    #: a relay (protocol/relay.py RelayPlan): each session to its mind; then the clients come
+    #: a relay (runs/relay.py RelayPlan): each session to its mind; then the clients come
     #: from ``relay_clients_factory`` (a dict model key -> client) and ``client_factory`` is unused
     relay: Any = None
     relay_clients_factory: Callable[[], contextlib.AbstractContextManager[Any]] | None = None
@@ -264,7 +264,7 @@ class RunMonitorScreen(AppScreen):
 
     async def _main(self) -> None:
         from curiosity_tui.ledger.ledger import Ledger
-        from curiosity_tui.protocol.runner import run_ledger
+        from curiosity_tui.runs.runner import run_ledger
 
         self._run_loop = asyncio.get_running_loop()
         call = self.app.call_from_thread
@@ -297,7 +297,7 @@ class RunMonitorScreen(AppScreen):
             if led.recovered:
                 call(self.log_line, f"{led.recovered}", "yellow")
             if self.request.endpoint is not None:
-                from curiosity_tui.protocol.endpoint import apply_capabilities
+                from curiosity_tui.modelio.endpoint import apply_capabilities
 
                 apply_capabilities(inner, self.request.endpoint)
             client = CountingClient(inner, self.counters, on_call)
@@ -325,8 +325,8 @@ class RunMonitorScreen(AppScreen):
     async def _relay_main(self, hook: Any, on_progress: Any, on_call: Any) -> None:
         """A relay (run --relay): one client per model, a person's sessions to ``human_hook``."""
         from curiosity_tui.ledger.ledger import Ledger
-        from curiosity_tui.protocol.endpoint import apply_capabilities
-        from curiosity_tui.protocol.relay_runner import RelayMinds, run_relay
+        from curiosity_tui.modelio.endpoint import apply_capabilities
+        from curiosity_tui.runs.relay_runner import RelayMinds, run_relay
 
         req = self.request
         assert req.relay_clients_factory is not None

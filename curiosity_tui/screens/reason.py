@@ -19,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from curiosity_tui.screens.form_base import FormSteps, leave_key, step_keys, submit_key
 from curiosity_tui.widgets.literal import short
 from curiosity_tui.widgets.ordered import OrderedInput, OrderedOptionList, drain
 
@@ -59,7 +60,7 @@ class _TargetList(OrderedOptionList):
         await super()._on_key(event)
 
 
-class ReasonScreen(ModalScreen[ActionForm | None]):
+class ReasonScreen(FormSteps, ModalScreen[ActionForm | None]):
     DEFAULT_CSS = """
     ReasonScreen { align: center middle; }
     ReasonScreen > Vertical { width: 90; max-width: 95%; height: auto; max-height: 90%;
@@ -69,18 +70,10 @@ class ReasonScreen(ModalScreen[ActionForm | None]):
     ReasonScreen #form-error { color: $error; height: auto; }
     """
     BINDINGS = [
-        Binding("ctrl+s", "submit", "Submit", id="form.submit", priority=True),
-        Binding("escape", "cancel", "Cancel", id="form.cancel", priority=True),
+        submit_key("form"),
+        leave_key("form", "cancel", "Cancel"),
         Binding("enter", "enter", "Next field / submit", id="form.enter", priority=True),
-        Binding("tab", "step(1)", "Next field", id="form.tab", priority=True, show=False),
-        Binding(
-            "shift+tab",
-            "step(-1)",
-            "Previous field",
-            id="form.backtab",
-            priority=True,
-            show=False,
-        ),
+        *step_keys("form"),
     ]
 
     def __init__(
@@ -216,13 +209,6 @@ class ReasonScreen(ModalScreen[ActionForm | None]):
             self._submit()
         else:
             self.focus_next()
-
-    async def action_step(self, delta: int) -> None:
-        await drain(self.focused)
-        if delta > 0:
-            self.focus_next()
-        else:
-            self.focus_previous()
 
     def _error(self, message: str) -> None:
         self.query_one("#form-error", Static).update(Text(message))

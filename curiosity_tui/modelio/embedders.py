@@ -2,14 +2,14 @@
 
 * :class:`TfidfEmbedder` — the offline default: scikit-learn's TF-IDF over
   character n-grams within word boundaries (``char_wb``, 3–5), computed by
-  :mod:`~curiosity_tui.protocol.char_tfidf` (the same vectors, decision 255).
+  :mod:`~curiosity_tui.modelio.char_tfidf` (the same vectors, decision 255).
   No network, no model download, deterministic. The vectoriser is fitted, on every call, on
   the texts given plus the embedder's fixed ``reference_texts``; so vectors
   from *one* call are comparable with each other, and two calls are
   comparable only if their inputs are the same. Callers therefore embed all
   texts to be compared in one call (the three candidates; a run's questions).
 * :class:`EndpointEmbedder` — the endpoint's ``/v1/embeddings`` through
-  :class:`~curiosity_tui.protocol.client.ModelClient` (each call recorded).
+  :class:`~curiosity_tui.modelio.client.ModelClient` (each call recorded).
 
 Every embedder has a ``name``, stored with every figure computed from it.
 Vectors are float64 rows, L2-normalised (an all-zero row — e.g. an empty
@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from curiosity_tui.protocol.char_tfidf import char_wb_tfidf
+from curiosity_tui.modelio.char_tfidf import char_wb_tfidf
 
 if TYPE_CHECKING:
     from scipy import sparse
 
-    from curiosity_tui.protocol.client import ModelClient
+    from curiosity_tui.modelio.client import ModelClient
 
 Matrix = NDArray[np.float64]
 
@@ -88,7 +88,7 @@ class TfidfEmbedder:
         """The TF-IDF rows before densifying (each row L2-normalised; an (n, 1) zero matrix
         when no text has a token, where scikit-learn reports an empty vocabulary).
 
-        ``char_wb`` is computed by :func:`~curiosity_tui.protocol.char_tfidf.char_wb_tfidf`
+        ``char_wb`` is computed by :func:`~curiosity_tui.modelio.char_tfidf.char_wb_tfidf`
         (scikit-learn's vectors, decision 255); other analyzers by scikit-learn itself.
         """
         from scipy import sparse
@@ -139,7 +139,7 @@ class EndpointEmbedder:
     def __init__(self, client: ModelClient, model: str | None = None, *, session: int = 0) -> None:
         model = model or client.embedding_model
         if not model:
-            from curiosity_tui.protocol.client import ModelConfigError
+            from curiosity_tui.modelio.client import ModelConfigError
 
             raise ModelConfigError("no embedding model configured: pass --embedding-model")
         self.client = client

@@ -5,7 +5,7 @@ server). Every request carries ``X-Curiosity-Call: <kind>`` and
 ``X-Curiosity-Session: <n>``; every call — success or failure — leaves one
 :class:`CallRecord` in ``ModelClient.calls``, which the session record stores.
 
-* Retries (``protocol/retry.py``): HTTP 408/409/429/500/502/503/504 and
+* Retries (``modelio/retry.py``): HTTP 408/409/429/500/502/503/504 and
   connection errors are retried up to ``max_retries`` times, waiting what
   ``Retry-After`` says or else exponential backoff with jitter; 400/401/403/
   404/422/501 never are. A timeout is re-sent only where the server can serve
@@ -50,9 +50,9 @@ from pydantic import BaseModel, ValidationError
 
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger.models import CallRecord
-from curiosity_tui.protocol import ratelimit, request_template, wire
-from curiosity_tui.protocol import retry as rt
-from curiosity_tui.protocol.run_context import run_headers
+from curiosity_tui.modelio import ratelimit, request_template, wire
+from curiosity_tui.modelio import retry as rt
+from curiosity_tui.modelio.run_context import run_headers
 from curiosity_tui.textsafe import replace_unstorable, replace_unstorable_in_json
 
 T = TypeVar("T")

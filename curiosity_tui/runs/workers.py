@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from curiosity_tui.errors import InputError
-from curiosity_tui.protocol import ratelimit
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.runner import ProgressFn, RunResult, RunSpec, run_pilot
-from curiosity_tui.protocol.shards import Shard, shard_of
+from curiosity_tui.modelio import ratelimit
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.runs.runner import ProgressFn, RunResult, RunSpec, run_pilot
+from curiosity_tui.runs.shards import Shard, shard_of
 
 __all__ = ["ClientSpec", "run_pilot_workers", "worker_share"]
 
@@ -86,7 +86,7 @@ class ClientSpec:
             retry_backoff_s=self.retry_backoff_s,
         )
         if self.endpoint is not None:
-            from curiosity_tui.protocol.endpoint import apply_capabilities
+            from curiosity_tui.modelio.endpoint import apply_capabilities
 
             apply_capabilities(client, self.endpoint)
         return client
@@ -98,7 +98,7 @@ async def _worker_pilot(
     client = cs.build()
     embedder = None
     if cs.endpoint_embeddings and cs.embedding_model:
-        from curiosity_tui.protocol.embedders import EndpointEmbedder
+        from curiosity_tui.modelio.embedders import EndpointEmbedder
 
         embedder = EndpointEmbedder(client, cs.embedding_model)
     try:
@@ -136,7 +136,7 @@ def _worker_main(
 
 
 def worker_share(client: ClientSpec, workers: int) -> ClientSpec:
-    """Each worker gets an equal share of the rate limits (see protocol/ratelimit.py)."""
+    """Each worker gets an equal share of the rate limits (see modelio/ratelimit.py)."""
     return replace(
         client,
         max_rpm=client.max_rpm / workers if client.max_rpm else None,

@@ -17,7 +17,7 @@ pays on one core, each about 0.3 ms of CPU a call, and what replaces them:
   keep, with httpcore's own test, instead of anyio's attribute lookup that builds a dict.
 
 Building the request (openai's header merging and URL parsing, httpx's header normalising) is
-the third cost; :mod:`curiosity_tui.protocol.request_template` takes it.
+the third cost; :mod:`curiosity_tui.modelio.request_template` takes it.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A seeded scripted model that reads like an investigation of the seed question (offline pilots).
 
 :class:`ResearchResponder` answers every call kind for :class:`ScriptedServer` with a reply
-drawn from a research bank (``protocol/scripts/reformation.json``: sub-questions, stated facts,
+drawn from a research bank (``offline/scripts/reformation.json``: sub-questions, stated facts,
 framings, dependencies, requirements, answer sentences; some requirements are stated by the
 example source, the others by none). Every draw comes from a random stream seeded by the run
 (``X-Curiosity-Run``), the session and the call kind, so:
@@ -28,7 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from curiosity_tui.protocol.demo import _focus, _ids, _required, _user_text
+from curiosity_tui.offline.demo import _focus, _ids, _required, _user_text
 
 BANK_FILE = "reformation.json"
 
@@ -89,7 +89,7 @@ class Bank(BaseModel):
 
 @lru_cache(maxsize=4)
 def load_bank(name: str = BANK_FILE) -> Bank:
-    raw = resources.files("curiosity_tui.protocol").joinpath("scripts", name).read_text("utf-8")
+    raw = resources.files("curiosity_tui.offline").joinpath("scripts", name).read_text("utf-8")
     return Bank.model_validate(json.loads(raw))
 
 

@@ -2,10 +2,10 @@
 
 A model's session runs through :func:`~curiosity_tui.protocol.session.run_session` with that
 model's client and the settings its endpoint probe decided, and its record names the mind. A
-person's session goes to the :data:`~curiosity_tui.protocol.runner.HumanSessionHook` (the app's
+person's session goes to the :data:`~curiosity_tui.runs.runner.HumanSessionHook` (the app's
 human-session screen); when the person stops, the run stops there, resumable.
 
-Between sessions the run's curator acts as in :func:`~curiosity_tui.protocol.runner.run_ledger`.
+Between sessions the run's curator acts as in :func:`~curiosity_tui.runs.runner.run_ledger`.
 The model curator uses the model that took the session just finished, or, after a person's
 session, the model that takes the next one (decision 221). Curator calls made before a person's
 session are carried to the next model session's record (a person's record is theirs alone).
@@ -21,11 +21,12 @@ from typing import Any
 from curiosity_tui.ledger.endpoint_record import EndpointCapabilities
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import CallRecord, SessionRecord
-from curiosity_tui.protocol.client import ModelClient
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.modelio.run_context import CURRENT_RUN
 from curiosity_tui.protocol.configs import get_configuration
-from curiosity_tui.protocol.relay import RelayError, RelayPlan, check_relayable
-from curiosity_tui.protocol.run_context import CURRENT_RUN
-from curiosity_tui.protocol.runner import (
+from curiosity_tui.protocol.session import SessionFailure, SessionSettings, run_session
+from curiosity_tui.runs.relay import RelayError, RelayPlan, check_relayable
+from curiosity_tui.runs.runner import (
     CuratorHook,
     HumanSessionHook,
     Progress,
@@ -35,7 +36,6 @@ from curiosity_tui.protocol.runner import (
     _curator_snapshot_exists,
     endpoint_overrides,
 )
-from curiosity_tui.protocol.session import SessionFailure, SessionSettings, run_session
 
 
 @dataclass
@@ -124,7 +124,7 @@ async def _model_session(
     _, key = minds.plan.item_for(t)
     caps = minds.endpoints.get(key)
     if caps is not None:
-        from curiosity_tui.protocol.endpoint import record_endpoint
+        from curiosity_tui.modelio.endpoint import record_endpoint
 
         record_endpoint(led, caps)  # the journal says which endpoint each session met
     return await run_session(

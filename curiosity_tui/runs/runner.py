@@ -21,11 +21,11 @@ from curiosity_tui.ledger.endpoint_record import EndpointCapabilities
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import CallRecord, RunMeta, SessionRecord
 from curiosity_tui.ledger.render import render_session_input
+from curiosity_tui.modelio.client import ModelCallError, ModelClient
+from curiosity_tui.modelio.run_context import CURRENT_RUN
 from curiosity_tui.protocol import prompts
 from curiosity_tui.protocol.call_specs import curator_spec
-from curiosity_tui.protocol.client import ModelCallError, ModelClient
 from curiosity_tui.protocol.configs import get_configuration
-from curiosity_tui.protocol.run_context import CURRENT_RUN
 from curiosity_tui.protocol.schemas import CuratorResponse
 from curiosity_tui.protocol.session import SessionFailure, SessionSettings, run_session
 
@@ -174,7 +174,7 @@ async def run_ledger(
     ``endpoint``: the probe's record, stored in the journal before the first session run
     here (unless the ledger's latest record says the same)."""
     if endpoint is not None and led.last_session < sessions:
-        from curiosity_tui.protocol.endpoint import record_endpoint
+        from curiosity_tui.modelio.endpoint import record_endpoint
 
         record_endpoint(led, endpoint)
     meta = led.meta

@@ -1,6 +1,6 @@
 """The offline relay: two scripted "models" on two loopback ports take turns on one ledger.
 
-Both serve the research bank (:class:`~curiosity_tui.protocol.research.ResearchResponder`)
+Both serve the research bank (:class:`~curiosity_tui.offline.research.ResearchResponder`)
 with their own voice, so for the same run, session and call they draw different sub-questions,
 facts and return conditions: model A and model B read the same store and leave different marks
 on it. ``demo --relay`` and the example ledger ``example-relay-*`` run it. No person takes a
@@ -13,12 +13,12 @@ from pathlib import Path
 
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import RunMeta
-from curiosity_tui.protocol.client import ModelClient
-from curiosity_tui.protocol.relay import ModelMind, RelayPlan
-from curiosity_tui.protocol.relay_runner import RelayMinds, run_relay
-from curiosity_tui.protocol.research import ResearchResponder
-from curiosity_tui.protocol.runner import ProgressFn, RunResult
-from curiosity_tui.protocol.scripted_server import ScriptedServer
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.offline.research import ResearchResponder
+from curiosity_tui.offline.scripted_server import ScriptedServer
+from curiosity_tui.runs.relay import ModelMind, RelayPlan
+from curiosity_tui.runs.relay_runner import RelayMinds, run_relay
+from curiosity_tui.runs.runner import ProgressFn, RunResult
 
 #: the scripted models: (key, model name, voice)
 SCRIPTED_MODELS = (("A", "scripted-a", "alpha"), ("B", "scripted-b", "beta"))

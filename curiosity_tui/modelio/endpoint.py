@@ -36,7 +36,7 @@ from curiosity_tui.ledger.endpoint_record import (
 )
 from curiosity_tui.ledger.events import EndpointProbed
 from curiosity_tui.ledger.ledger import Ledger
-from curiosity_tui.protocol.client import ModelCallError, ModelClient, parse_json_object
+from curiosity_tui.modelio.client import ModelCallError, ModelClient, parse_json_object
 
 __all__ = [
     "EndpointCapabilities",
@@ -236,7 +236,7 @@ def _dialect(caps: EndpointCapabilities) -> Literal["strict", "full"] | None:
 
 async def probe_endpoint(client: ModelClient, opts: EndpointOptions) -> EndpointCapabilities:
     """Probe ``client``'s endpoint (raises :class:`EndpointUnusable` if it cannot be reached)."""
-    from curiosity_tui.protocol.embedders import offline_fallback_name
+    from curiosity_tui.modelio.embedders import offline_fallback_name
 
     caps = EndpointCapabilities(
         base_url=client.base_url,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from curiosity_tui.protocol.demo import DemoResponder, _focus, _ids, _user_text
+from curiosity_tui.offline.demo import DemoResponder, _focus, _ids, _user_text
 
 PAMPHLETS = (
     "Quantitative estimate of the percentage of Reformation pamphlets produced in Wittenberg vs. "
