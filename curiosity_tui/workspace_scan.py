@@ -133,12 +133,13 @@ def default_workspace(given: str | Path | None = None, cwd: Path | None = None) 
 
 
 def ledger_dirs(root: Path) -> list[Path]:
-    """Ledger directories of a workspace: ``root/ledgers/*``, ``root/*``, or ``root`` itself."""
+    """Ledger directories of a workspace: ``root/ledgers/*``, ``root/*``, a study's
+    ``root/runs/*`` and ``root/runs/*/*``, or ``root`` itself."""
     root = Path(root)
     if is_ledger(root):
         return [root]
     out: list[Path] = []
-    for base in (root / "ledgers", root):
+    for base in (root / "ledgers", root, *_study_runs(root)):
         if not base.is_dir():
             continue
         with contextlib.suppress(OSError):
@@ -150,6 +151,16 @@ def ledger_dirs(root: Path) -> list[Path]:
             seen.add(p.resolve())
             unique.append(p)
     return unique
+
+
+def _study_runs(root: Path) -> list[Path]:
+    """A study folder's run folders (decision 445): ``runs/`` and each ``runs/<pilot>/``."""
+    runs = root / "runs"
+    if not runs.is_dir():
+        return []
+    with contextlib.suppress(OSError):
+        return [runs, *(p for p in sorted(runs.iterdir()) if p.is_dir() and not is_ledger(p))]
+    return [runs]
 
 
 def pack_dirs(root: Path) -> list[Path]:

@@ -268,13 +268,19 @@ def refuse_after_runs(stage: str, stamps: list[RunStamp]) -> None:
 
 
 def find_chain(run_dir: Path) -> Path | None:
-    """``prereg.jsonl`` in ``run_dir`` or its parent (a ledger dir inside a pilot dir)."""
+    """``prereg.jsonl`` in ``run_dir`` or its parent (a ledger dir inside a pilot dir), or in
+    the study folder two levels up (``STUDY/runs/<pilot>``, decision 445)."""
+    from curiosity_tui.analysis.study import is_study
+
     run_dir = Path(run_dir)
     if run_dir.is_file() and run_dir.name == CHAIN_FILE:
         return run_dir
     for d in (run_dir, run_dir.parent):
         if (d / CHAIN_FILE).is_file():
             return d / CHAIN_FILE
+    for study in (run_dir.parent.parent, run_dir.parent.parent.parent):
+        if is_study(study) and (study / CHAIN_FILE).is_file():
+            return study / CHAIN_FILE
     return None
 
 
