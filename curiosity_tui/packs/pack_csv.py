@@ -17,6 +17,7 @@ import json
 
 from curiosity_tui.csvfile import Cell
 from curiosity_tui.packs.agreement import QuestionAgreement
+from curiosity_tui.packs.disagreement import AdjudicationState
 from curiosity_tui.packs.pack import Pack
 from curiosity_tui.packs.pack_agreement import PackAgreement
 from curiosity_tui.packs.rating import latest_by_item
@@ -24,9 +25,11 @@ from curiosity_tui.packs.statistics import Estimate
 from curiosity_tui.packs.unblind import UnblindReport, all_ratings
 
 __all__ = [
+    "ADJUDICATION_COLUMNS",
     "AGREEMENT_COLUMNS",
     "RATINGS_COLUMNS",
     "UNBLIND_COLUMNS",
+    "adjudication_rows",
     "agreement_rows",
     "ratings_rows",
     "unblind_rows",
@@ -46,6 +49,18 @@ AGREEMENT_COLUMNS: tuple[str, ...] = (
     "n_dropped",
     "undefined_reason",
     "replies",
+)
+
+ADJUDICATION_COLUMNS: tuple[str, ...] = (
+    "item",
+    "question",
+    "raw",
+    "adjudicated",
+    "adjudicator",
+    "seq",
+    "ts",
+    "stale",
+    "grounds",
 )
 
 UNBLIND_COLUMNS: tuple[str, ...] = (
@@ -153,4 +168,21 @@ def ratings_rows(pack: Pack) -> list[list[Cell]]:
                         quotes,
                     ]
                 )
+    return rows
+
+
+def adjudication_rows(state: AdjudicationState) -> list[list[Cell]]:
+    """One row per disagreement (pack order, then question): the raw categories (a JSON object
+    rater → category), the adjudicated category in force (empty: not adjudicated) and its
+    record; ``stale`` when a rater revised since (issue 28)."""
+    rows: list[list[Cell]] = []
+    for d in state.disagreements:
+        raw = json.dumps(d.raw, ensure_ascii=False, sort_keys=True)
+        a = d.adjudication
+        if a is None:
+            rows.append([d.item, d.question, raw, None, None, None, None, False, None])
+            continue
+        rows.append(
+            [d.item, d.question, raw, a.category, a.adjudicator, a.seq, a.ts, d.stale, a.grounds]
+        )
     return rows
