@@ -46,3 +46,25 @@ def test_a_relay_with_model_entries_runs_offline_under_scripted(
     names = [r.mind.name for r in recs if r.mind]
     assert names == ["scripted-big", "scripted-small", "scripted-big"]  # recorded as scripted
     assert led.verify().ok
+
+
+def test_a_relay_without_a_curator_is_not_headed_by_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28: the run monitor's header said "curator human:curator" for a relay that has
+    no curator. The request carries the ledger's curator kind; the header names it."""
+    import curiosity_tui.cli.run_cmds as run_cmds
+    from curiosity_tui.screens.monitor import curator_label
+
+    relay = tmp_path / "relay.toml"
+    relay.write_text(RELAY.replace('"model:small", "model:big"', '"human:ann", "model:small"'))
+    path = tmp_path / "run"
+    meta = RunMeta(name="run", seed="Did the press matter?", config="C-cur", curator="none")
+    Ledger.create(path, meta).close()
+    seen = []
+    monkeypatch.setattr(run_cmds, "host_run", lambda req, curator: seen.append(req) or 0)
+    args = ["run", str(path), "--sessions", "3", "--relay", str(relay), "--scripted"]
+    assert main(args) == 0
+    assert len(seen) == 1 and curator_label(seen[0]) == "no curator"
+    seen[0].curator_kind = "human"
+    assert curator_label(seen[0]) == f"curator human:{seen[0].curator}"

@@ -173,9 +173,12 @@ async def _relay_here(args: argparse.Namespace, plan: Any) -> Any:
 def relay_in_app(args: argparse.Namespace, plan: Any) -> int:
     """The app hosts a relay with a person's session (or a human curator)."""
     from curiosity_tui.cli.run_cmds import _embedder, call_overrides, curator_name, host_run
+    from curiosity_tui.ledger import Ledger
     from curiosity_tui.screens.monitor import RunRequest
 
     path = Path(args.ledger)
+    with Ledger.open(path) as probe:
+        curator_kind = probe.meta.curator
     with relay_clients(plan, args) as clients:  # before the app opens: refuse in one line
         caps = asyncio.run(_close_all(clients, probe_all(plan, clients, args)))
     first = plan.model_keys()[0] if plan.model_keys() else None
@@ -191,6 +194,7 @@ def relay_in_app(args: argparse.Namespace, plan: Any) -> int:
         relay=plan,
         relay_clients_factory=lambda: relay_clients(plan, args),
         relay_endpoints=caps,
+        curator_kind=curator_kind,
     )
     return host_run(req, req.curator)
 
