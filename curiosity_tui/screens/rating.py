@@ -67,6 +67,11 @@ class Draft:
     quotes: dict[str, list[str]] = field(default_factory=dict)
 
 
+#: below this many rows the guide opens folded to its title line (at 100x30 it pushed Q1's
+#: choices to row 26)
+GUIDE_OPEN_MIN_HEIGHT = 40
+
+
 class GroundsInput(OrderedInput):
     """A grounds line: focusing it (a re-picked category does) never selects the saved
     grounds, and the cursor goes to their end, so the next key adds instead of replacing
@@ -100,6 +105,7 @@ class RatingScreen(Screen[None]):
     #rating-guide { height: auto; max-height: 40%; background: $boost; padding: 0 1;
         border-bottom: solid $primary-lighten-2; }
     #rating-guide.closed { display: none; }
+    #rating-guide.folded { height: 1; max-height: 1; overflow: hidden hidden; }
     .section-title { text-style: bold; margin-top: 1; color: $accent; }
     .section-text { margin-bottom: 1; }
     .section-empty { color: $text-muted; text-style: italic; margin-bottom: 1; }
@@ -189,9 +195,12 @@ class RatingScreen(Screen[None]):
                     yield Static("", id="rating-message")
         yield Footer()
 
-    def _guide_text(self) -> Text:
+    def _guide_text(self, *, folded: bool = False) -> Text:
         t = Text(end="")
         t.append("Guide", style="bold underline")
+        if folded:
+            t.append(f"  {self.scheme.title}  (Ctrl+G opens it)", style="dim")
+            return t
         t.append(f"  {self.scheme.title}  (Ctrl+G hides)\n", style="dim")
         t.append(self.scheme.instructions)
         return t
@@ -222,6 +231,8 @@ class RatingScreen(Screen[None]):
             yield Static("", classes="q-error", id=f"error-{q.id}", markup=False)
 
     def on_mount(self) -> None:
+        if self.app.size.height < GUIDE_OPEN_MIN_HEIGHT:  # Q1's choices first (issue 28)
+            self._fold_guide(True)
         self._load(self.index)
         if self.draft_store.note:
             self._message(self.draft_store.note, "error")
@@ -666,5 +677,15 @@ class RatingScreen(Screen[None]):
             "ok",
         )
 
+    def _fold_guide(self, folded: bool) -> None:
+        """A short terminal shows the guide as its one title line until asked (ctrl+g)."""
+        guide = self.query_one("#rating-guide")
+        guide.set_class(folded, "folded")
+        self.query_one("#rating-guide-text", Static).update(self._guide_text(folded=folded))
+
     async def action_toggle_guide(self) -> None:
-        self.query_one("#rating-guide").toggle_class("closed")
+        guide = self.query_one("#rating-guide")
+        if guide.has_class("folded"):
+            self._fold_guide(False)
+        else:
+            guide.toggle_class("closed")
