@@ -50,6 +50,13 @@ def _register_prereg(sub: argparse._SubParsersAction) -> None:
         "for each (refused by default)",
     )
     lk.add_argument(
+        "--design",
+        type=Path,
+        default=None,
+        metavar="DESIGN.json",
+        help="record the plan's design analysis (`plan power --out`) in the lock",
+    )
+    lk.add_argument(
         "--chain",
         type=Path,
         default=None,
@@ -141,6 +148,14 @@ def _register_verdict_sweep_report(sub: argparse._SubParsersAction) -> None:
         help="the Markdown file, or a directory for DIR/report.md; SVG figures go beside it "
         "(with the plots extra: pip install 'curiosity-tui[plots]')",
     )
+    rp.add_argument(
+        "--pack",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="PACK",
+        help="add the rating study's section for this pack (GRRAS items); repeatable",
+    )
     rp.set_defaults(handler=_report)
 
 
@@ -197,7 +212,12 @@ def _prereg_lock(args: argparse.Namespace) -> int:
         print(format_preview(preview))
         return 0 if preview.would_lock else 1
     entry = lock(
-        args.plan, args.stage, chain_path=chain, reason=args.reason, warn_only=args.warn_only
+        args.plan,
+        args.stage,
+        chain_path=chain,
+        reason=args.reason,
+        warn_only=args.warn_only,
+        design=args.design,
     )
     if args.warn_only:
         _print_plan_warnings(args.plan)
@@ -275,7 +295,7 @@ def _verdict(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from curiosity_tui.analysis.report import write_report
 
-    out = write_report(args.run_dir, args.out)
+    out = write_report(args.run_dir, args.out, packs=args.pack)
     print(f"wrote {out}")
     for fig in sorted(out.parent.glob(f"{out.stem}-*.svg")):
         print(f"wrote {fig}")

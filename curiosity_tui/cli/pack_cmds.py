@@ -59,6 +59,13 @@ def _register_pack_build(psub: argparse._SubParsersAction) -> None:
         "the first and the run's planned last session)",
     )
     b.add_argument(
+        "--order",
+        choices=("per-rater", "fixed"),
+        default="per-rater",
+        help="each rater sees the items in an order of their own (seeded by the pack and the "
+        "rater's name; default), or every rater one fixed order",
+    )
+    b.add_argument(
         "--key-out",
         type=Path,
         default=None,
@@ -143,6 +150,13 @@ def _register_agreement(sub: argparse._SubParsersAction) -> None:
         "--pool-groups",
         action="store_true",
         help="also report human and model raters pooled (rows labelled pooled)",
+    )
+    a.add_argument(
+        "--min-seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help="list the ratings saved in less than S seconds on their item (timed ratings)",
     )
     a.set_defaults(handler=_agreement)
 
@@ -237,6 +251,7 @@ def _build(args: argparse.Namespace) -> int:
         controls_per_kind=args.controls,
         control_materials=held_out,
         sessions_spec=pick.spec(),
+        order=args.order,
     )
     leaks = _leakcheck_after_build(res, strict=args.strict, permutations=args.leak_permutations)
     summary = {
@@ -378,6 +393,7 @@ def _rate_with_model(args: argparse.Namespace, session: RatingSession) -> int:
 
     from curiosity_tui.packs.model_rater import format_model_run
     from curiosity_tui.packs.rating import rater_group
+    from curiosity_tui.textsafe import terminal_safe
 
     if rater_group(session.rater) != "model":
         raise InputError(
@@ -395,6 +411,16 @@ def _rate_with_model(args: argparse.Namespace, session: RatingSession) -> int:
         _print_json(run)
     else:
         print(format_model_run(run))
+    if run.missing:  # not a success: name how many stayed missing and the first reason
+        why = " ".join(next(iter(run.missing.values())).split())
+        print(
+            terminal_safe(
+                f"rate: {len(run.missing)} of {len(run.attempted)} item(s) still missing "
+                f"(first: {why[:300]}); run the same command again to retry them"
+            ),
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -422,7 +448,12 @@ async def _model_run(args: argparse.Namespace, session: RatingSession) -> ModelR
                 print(f"  {item}: {'rated' if ok else 'missing'}", flush=True)
 
         return await rate_pack(
-            session, client, concurrency=limit, max_tokens=args.max_tokens, progress=progress
+            session,
+            client,
+            concurrency=limit,
+            max_tokens=args.max_tokens,
+            progress=progress,
+            dialect=caps.schema_dialect or "strict",
         )
 
 
@@ -446,6 +477,7 @@ def _agreement(args: argparse.Namespace) -> int:
         real_only=args.real_only,
         key_path=args.key,
         pool_groups=args.pool_groups,
+        min_seconds=args.min_seconds,
     )
     if args.csv is not None:
         from curiosity_tui.packs.pack_csv import AGREEMENT_COLUMNS, agreement_rows

@@ -318,6 +318,7 @@ def build_pack(
     controls_per_kind: int = 1,
     control_materials: Sequence[RunMaterial] = (),
     sessions_spec: str | None = None,
+    order: str = "fixed",
 ) -> BuildResult:
     """Write a pack to ``out`` (must not exist or be empty) and its key beside it.
     ``control_materials``: runs kept out of the pack, used only as the controls' bases;
@@ -345,6 +346,7 @@ def build_pack(
     key_bytes, ib, manifest = _seal(staged, scheme, seed, key_path, expected_raters, min_raters)
     manifest.scripted = any(m.scripted for m in materials)
     manifest.sessions = sessions_spec
+    manifest.order = "per-rater" if order == "per-rater" else "fixed"
     _write_pack(packdir, key_path, key_bytes, ib, manifest, n_controls)
     configs: dict[str, int] = {}
     for m in materials:

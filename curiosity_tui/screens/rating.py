@@ -21,14 +21,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.events import Focus
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, ProgressBar, Static
@@ -37,6 +36,7 @@ from textual.widgets.option_list import Option
 from curiosity_tui.errors import CuriosityError, os_reason
 from curiosity_tui.packs.drafts import DraftStore, ItemDraft
 from curiosity_tui.packs.flags import FlagStore
+from curiosity_tui.packs.item_timer import ItemTimer, time_left
 from curiosity_tui.packs.rating import (
     QuestionAnswer,
     RatingSession,
@@ -47,7 +47,9 @@ from curiosity_tui.packs.rating import (
 from curiosity_tui.packs.schemes import Question
 from curiosity_tui.widgets.choice_row import Choice, ChoiceRow
 from curiosity_tui.widgets.footer import Footer
+from curiosity_tui.widgets.grounds_input import GroundsInput
 from curiosity_tui.widgets.ordered import OrderedInput, drain
+from curiosity_tui.widgets.textual_private import add_priority_binding
 
 __all__ = ["Draft", "RatingScreen"]
 
@@ -67,21 +69,9 @@ class Draft:
     quotes: dict[str, list[str]] = field(default_factory=dict)
 
 
-#: below this many rows the guide opens folded to its title line (at 100x30 it pushed Q1's
-#: choices to row 26)
+#: below this many rows the guide opens folded to its title line (issue 28: at 100x30 it
+#: pushed Q1's choices to row 26)
 GUIDE_OPEN_MIN_HEIGHT = 40
-
-
-class GroundsInput(OrderedInput):
-    """A grounds line: focusing it (a re-picked category does) never selects the saved
-    grounds, and the cursor goes to their end, so the next key adds instead of replacing
-    (issue 28); ctrl+u clears them."""
-
-    def __init__(self, **kw: Any) -> None:
-        super().__init__(select_on_focus=False, **kw)
-
-    def on_focus(self, event: Focus) -> None:
-        self.cursor_position = len(self.value)
 
 
 class RatingScreen(Screen[None]):
@@ -150,6 +140,7 @@ class RatingScreen(Screen[None]):
     def __init__(self, packdir: str | Path, rater: str, *, name: str | None = None) -> None:
         super().__init__(name=name)
         self.session = RatingSession(packdir, rater)
+        self.timer = ItemTimer()  # time on item, time away excluded (decision 427)
         self.scheme = self.session.scheme
         self.key_map = self.scheme.key_map()
         self.flags = FlagStore(self.session.pack.path, rater, self.session.pack.manifest.pack_id)
@@ -167,7 +158,7 @@ class RatingScreen(Screen[None]):
         self._quote_msg_for: dict[str, str] = {}  # question → the quote text its message is about
         for key, (qid, cat) in self.key_map.items():
             label = self.scheme.question(qid).category(cat).label
-            self._bindings.bind(key, f"pick('{key}')", f"{qid}: {label}", show=False, priority=True)
+            add_priority_binding(self, key, f"pick('{key}')", f"{qid}: {label}")
 
     # -- layout ------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -231,6 +222,7 @@ class RatingScreen(Screen[None]):
             yield Static("", classes="q-error", id=f"error-{q.id}", markup=False)
 
     def on_mount(self) -> None:
+        self.watch(self.app, "app_focus", self._app_focus, init=False)
         if self.app.size.height < GUIDE_OPEN_MIN_HEIGHT:  # Q1's choices first (issue 28)
             self._fold_guide(True)
         self._load(self.index)
@@ -238,6 +230,13 @@ class RatingScreen(Screen[None]):
             self._message(self.draft_store.note, "error")
 
     # -- the drafts file: this item's unsaved edits and every kept draft -----------------------
+    def _app_focus(self, focused: bool) -> None:
+        """Time away (the terminal reports the app lost focus) is not time on the item."""
+        if focused:
+            self.timer.resume()
+        else:
+            self.timer.pause()
+
     def _persist(self) -> None:
         """Write the drafts file on every change (only when a draft changed; without fsync:
         a draft must survive a killed process, not a power cut)."""
@@ -296,6 +295,7 @@ class RatingScreen(Screen[None]):
 
     def _load(self, index: int) -> None:
         self.index = index
+        self.timer.show(self.item_id)
         item = self.session.pack.item(self.item_id)
         for i, text in enumerate(item.sections, start=1):
             w = self.query_one(f"#section-{i}", Static)
@@ -340,7 +340,7 @@ class RatingScreen(Screen[None]):
         flagged = " · flagged" if self.item_id in self.flags.current() else ""
         self.query_one("#rating-status", Static).update(
             f"item {self.index + 1} of {s.n} ({self.item_id}) · rated {s.done()} of {s.n} · "
-            f"rater {s.rater}{flagged}"
+            f"rater {s.rater}{flagged}{time_left(self.timer, s.n - s.done())}"
         )
         self.query_one("#rating-progress", ProgressBar).update(progress=s.done())
         self._refresh_items()
@@ -565,7 +565,8 @@ class RatingScreen(Screen[None]):
                 self.set_focus(self._grounds(first))
             return
         try:
-            rec = self.session.save(self.item_id, self.answers())
+            timing = self.timer.timing(self.item_id)
+            rec = self.session.save(self.item_id, self.answers(), timing=timing)
         except CuriosityError as err:
             self._message(f"not saved: {err}", "error")
             return
