@@ -159,3 +159,16 @@ def test_each_session_need_names_real_metrics() -> None:
     assert {"relay_drift_total", "attraction_sustained_sessions"} <= with_needs
     assert needs["attraction_excess_share"] is not None
     assert needs["attraction_excess_share"][0] == 4 and needs["max_depth"] is None
+
+
+def test_the_dry_run_lists_the_family_check() -> None:
+    """``lock`` refuses two comparisons without a family (issue 24); the checks list it."""
+    two = "\n".join(
+        f'[[comparisons]]\nname = "c{i}"\nmetrics = ["max_depth"]\n[comparisons.rule]\n'
+        'kind = "any_metric_beats_in_all"\npairs = [["C+cur", "B-armed+cur"]]\n'
+        'metrics = ["max_depth"]\n'
+        for i in (1, 2)
+    )
+    plan = parse_plan(BASE.format(sessions=3, metrics='["max_depth"]', pack="") + two)
+    fam = {c.name: c for c in plan_checks(plan)}["family"]
+    assert not fam.ok and "no family" in fam.detail

@@ -121,7 +121,24 @@ def _metric_checks(plan: PilotPlan) -> list[PlanCheck]:
 def plan_checks(plan: PilotPlan, *, base: Path | None = None) -> list[PlanCheck]:
     """Every lock-time check of ``plan``, in the order they are printed; ``base`` is the
     plan's folder (a scheme file is named relative to it)."""
-    return [*_pack_checks(plan, base), *_metric_checks(plan)]
+    return [*_pack_checks(plan, base), *_metric_checks(plan), *_family_check(plan)]
+
+
+def _family_check(plan: PilotPlan) -> list[PlanCheck]:
+    """Two or more comparisons must say how they are read as a family (``lock`` refuses a
+    plan that does not; shown here so the dry run lists it)."""
+    if len(plan.comparisons) < 2:
+        return []
+    if plan.family is None:
+        return [
+            PlanCheck(
+                name="family",
+                ok=False,
+                detail=f"{len(plan.comparisons)} [[comparisons]] and no family: declare how they "
+                'are read as a family (family = "none", "holm", "bonferroni" or "bh")',
+            )
+        ]
+    return [PlanCheck(name="family", ok=True, detail=f"{plan.family} over the comparisons")]
 
 
 def refuse_unproducible(plan: PilotPlan, source: str, *, base: Path | None = None) -> None:
