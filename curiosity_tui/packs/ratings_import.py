@@ -164,12 +164,13 @@ def import_ratings(
     dest = ratings_path(pack.path, name)
     with rater_file_lock(dest):
         existing = read_rater_file(dest, name, pack.manifest.pack_id)
-        if existing and existing == incoming and _interrupted(pack, dest):
-            # an import killed between its rename and its log entry: finish it (decision 408)
-            data = {"rater": name, "records": len(incoming), "new_records": 0,
-                    "sha256": sha256_bytes(dest.read_bytes()), "replaced": False,
-                    "completed_interrupted": True}  # fmt: skip
-            PackLog(pack.path).append("ratings_imported", by, data)
+        if existing == incoming:  # the same file again: nothing new, nothing written
+            if existing and _interrupted(pack, dest):
+                # an import killed between its rename and its log entry: log it (decision 408)
+                data = {"rater": name, "records": len(incoming), "new_records": 0,
+                        "sha256": sha256_bytes(dest.read_bytes()), "replaced": False,
+                        "completed_interrupted": True}  # fmt: skip
+                PackLog(pack.path).append("ratings_imported", by, data)
             return ImportResult(name, dest, len(incoming), 0, False)
         _check_second_file(dest, existing, incoming, replace)
         _check_new_records(pack, src, incoming, len(existing))
