@@ -50,7 +50,7 @@ def test_check_names_missing_embeddings_and_the_workaround(server_with, capsys):
     assert "embeddings minilm: missing (HTTP 501" in out
     assert "--embedding-fallback offline" in out and "a run would stop before session 1" in out
     assert "context    4096 tokens (props)" in out
-    assert "schemas    full dialect" in out
+    assert "schemas    full dialect: the server enforces item counts" in out
     code = main(["endpoint", "check", *endpoint(server), "--json"])
     record = json.loads(capsys.readouterr().out)
     assert code == 0 and record["problems"] == []

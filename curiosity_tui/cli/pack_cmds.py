@@ -367,6 +367,7 @@ def _rate_with_model(args: argparse.Namespace, session: RatingSession) -> int:
 
     from curiosity_tui.packs.model_rater import format_model_run
     from curiosity_tui.packs.rating import rater_group
+    from curiosity_tui.textsafe import terminal_safe
 
     if rater_group(session.rater) != "model":
         raise InputError(
@@ -384,6 +385,16 @@ def _rate_with_model(args: argparse.Namespace, session: RatingSession) -> int:
         _print_json(run)
     else:
         print(format_model_run(run))
+    if run.missing:  # not a success: name how many stayed missing and the first reason
+        why = " ".join(next(iter(run.missing.values())).split())
+        print(
+            terminal_safe(
+                f"rate: {len(run.missing)} of {len(run.attempted)} item(s) still missing "
+                f"(first: {why[:300]}); run the same command again to retry them"
+            ),
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -411,7 +422,12 @@ async def _model_run(args: argparse.Namespace, session: RatingSession) -> ModelR
                 print(f"  {item}: {'rated' if ok else 'missing'}", flush=True)
 
         return await rate_pack(
-            session, client, concurrency=limit, max_tokens=args.max_tokens, progress=progress
+            session,
+            client,
+            concurrency=limit,
+            max_tokens=args.max_tokens,
+            progress=progress,
+            dialect=caps.schema_dialect or "strict",
         )
 
 

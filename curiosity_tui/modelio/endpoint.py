@@ -6,6 +6,9 @@ What is probed (each a few small requests; ``curiosity-tui endpoint check`` runs
   guess, so an honoured reply shows the server enforced it), ``json_object``, and prompt mode
   (the schema in the last user turn, no server support). ``--response-format auto`` takes the
   first that works, in that order; a fixed choice is tried alone;
+* the schema dialect (``call_schemas``): where the format carries the schema, one trial with
+  the item counts and string lengths only the ``full`` dialect sends; honoured: ``full``;
+  refused (a 400 naming a keyword) or ignored: ``strict``, recorded with the reason;
 * the context window, where the server says: llama.cpp's ``GET /props``
   (``default_generation_settings.n_ctx``, and ``total_slots``), else ``GET /v1/models``
   metadata (``meta.n_ctx``, ``max_model_len``, ``context_length``), else ``--context-window``;
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from curiosity_tui.clock import utc_now_micro
 from curiosity_tui.errors import CuriosityError
@@ -36,7 +39,8 @@ from curiosity_tui.ledger.endpoint_record import (
 )
 from curiosity_tui.ledger.events import EndpointProbed
 from curiosity_tui.ledger.ledger import Ledger
-from curiosity_tui.modelio.client import ModelCallError, ModelClient, parse_json_object
+from curiosity_tui.modelio.client import ModelCallError, ModelClient
+from curiosity_tui.modelio.json_reply import parse_json_object
 
 __all__ = [
     "EndpointCapabilities",
@@ -60,6 +64,15 @@ class ProbeReply(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     probe: Literal["curiosity-probe-7f3a", "curiosity-probe-b2c9"]
+
+
+class DialectProbeReply(BaseModel):
+    """The dialect trial's schema: item counts and string lengths, which only the ``full``
+    dialect sends (issue 27 item 6). A server that enforces them can take ``full``."""
+
+    model_config = ConfigDict(extra="forbid")
+    probe: list[Literal["curiosity-probe-7f3a"]] = Field(min_length=2, max_length=2)
+    code: str = Field(min_length=4, max_length=4)
 
 
 _PROBE_MESSAGES = [
@@ -125,7 +138,10 @@ async def _server_info(client: ModelClient, caps: EndpointCapabilities) -> None:
 
 
 async def _trial(
-    client: ModelClient, fmt: ResponseFormat, object_schema: bool = False
+    client: ModelClient,
+    fmt: ResponseFormat,
+    object_schema: bool = False,
+    schema: type[BaseModel] = ProbeReply,
 ) -> FormatTrial:
     # json_schema: the enum forces a ~15-token reply; the others get room for a chatty model
     limit = _PROBE_MAX_TOKENS if fmt == "json_schema" else 2 * _PROBE_MAX_TOKENS
@@ -133,7 +149,7 @@ async def _trial(
         text, seconds, finish = await client.probe_chat(
             messages=_PROBE_MESSAGES,
             fmt=fmt,
-            schema=ProbeReply,
+            schema=schema,
             max_tokens=limit,
             object_schema=object_schema,
         )
@@ -157,7 +173,7 @@ async def _trial(
         )
     if fmt == "json_schema" or object_schema:
         try:
-            ProbeReply.model_validate(data)
+            schema.model_validate(data)
         except ValidationError:
             return FormatTrial(
                 format=fmt,
@@ -225,13 +241,32 @@ async def _embeddings(client: ModelClient, caps: EndpointCapabilities, model: st
         caps.embeddings, caps.embeddings_detail = "error", "the server returned empty vectors"
 
 
-def _dialect(caps: EndpointCapabilities) -> Literal["strict", "full"] | None:
-    """ "full" where the server turns JSON schemas into grammars (llama.cpp honoured the
-    probe's json_schema), "strict" (the hosted subset) elsewhere; None if nothing works."""
-    if caps.response_format is None:
+async def _dialect(
+    client: ModelClient, caps: EndpointCapabilities
+) -> Literal["strict", "full"] | None:
+    """The schema dialect the server can take, tried in order (issue 27 item 6): ``full``
+    where the format carries the schema and the server enforces the full dialect's counts and
+    lengths (the dialect trial is honoured); ``strict`` where it refuses them (a 400 naming a
+    keyword), ignores them, or the format carries no schema. The trial is recorded (its
+    detail says which dialect and why); None if no format works."""
+    fmt = caps.response_format
+    if fmt is None:
         return None
-    full = caps.server == "llama.cpp" and caps.response_format == "json_schema"
-    return "full" if full else "strict"
+    carried = fmt == "json_schema" or caps.json_object_schema
+    if not carried:
+        return "strict"
+    trial = await _trial(
+        client, fmt, object_schema=caps.json_object_schema, schema=DialectProbeReply
+    )
+    dialect: Literal["strict", "full"] = "full" if trial.outcome == "honoured" else "strict"
+    why = {
+        "honoured": "the server enforces item counts and string lengths",
+        "refused": "the server refuses the full dialect's keywords, retried as strict",
+        "unconstrained": "the server ignores item counts and string lengths",
+    }.get(trial.outcome, "the dialect trial failed")
+    trial.detail = f"dialect {dialect}: {why}" + (f" ({trial.detail})" if trial.detail else "")
+    caps.trials.append(trial)
+    return dialect
 
 
 async def probe_endpoint(client: ModelClient, opts: EndpointOptions) -> EndpointCapabilities:
@@ -253,9 +288,9 @@ async def probe_endpoint(client: ModelClient, opts: EndpointOptions) -> Endpoint
         caps.context_window, caps.context_source = opts.context_window, "flag"
     try:
         await _formats(client, caps, opts.response_format)
+        caps.schema_dialect = await _dialect(client, caps)
     finally:
         client.response_format = saved
-    caps.schema_dialect = _dialect(caps)
     if opts.embedding_model:
         await _embeddings(client, caps, opts.embedding_model)
         if caps.embeddings == "served":

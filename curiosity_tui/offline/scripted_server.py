@@ -19,7 +19,8 @@ reply as given), ``length`` (the reply cut in half with ``finish_reason:
 length``), ``refusal`` (``content: null`` and the reply as ``message.refusal``, as
 OpenAI structured outputs do). Replies longer than the request's ``max_tokens`` (by the server's
 deterministic token estimate) are cut and end on ``length``, as a real server
-would. Every request is recorded (headers without the Authorization value,
+would. A JSON reply scripted in the stored shape of a judge-before, judge-after or deliverable
+goes out in the wire shape the request asks for (``reply_shapes.to_wire``). Every request is recorded (headers without the Authorization value,
 and the JSON body) for tests to inspect.
 
 Server behaviours the endpoint probe and the retry policy are tested against (constructor
@@ -55,6 +56,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from curiosity_tui.errors import InputError
+from curiosity_tui.protocol.reply_shapes import WIRE_MODEL_OF_KIND, to_wire
 
 Fault = Literal[
     "http_408",
@@ -206,9 +208,10 @@ class _HTTPError(Exception):
         self.headers = headers or {}
 
 
-def probe_reply(body: dict[str, Any]) -> dict[str, Any]:
+def probe_reply(body: dict[str, Any], counts: bool = False) -> dict[str, Any]:
     """A reply to an endpoint probe that follows its schema, as constrained decoding would:
-    each property's first enum value (the probe's schema is one enum property)."""
+    each property's first enum value (the probe's schema is one enum property). ``counts``
+    (a llama.cpp grammar) also follows the dialect trial's item counts and lengths."""
     fmt = body.get("response_format") or {}
     # json_schema, or json_object with a "schema" key (llama.cpp / llama-cpp-python's extension)
     schema = (fmt.get("json_schema") or {}).get("schema") or fmt.get("schema") or {}
@@ -216,7 +219,21 @@ def probe_reply(body: dict[str, Any]) -> dict[str, Any]:
     for name, prop in (schema.get("properties") or {}).items():
         values = prop.get("enum") or ([prop["const"]] if "const" in prop else None)
         out[name] = values[0] if values else "x"
+        if counts and prop.get("type") == "array":
+            item = prop.get("items") or {}
+            out[name] = [item.get("const") or item.get("enum", ["x"])[0]] * prop["minItems"]
+        elif counts and "minLength" in prop:
+            out[name] = "x" * prop["minLength"]
     return out or {"probe": "curiosity-probe-7f3a"}
+
+
+def _shaped(kind: str, body: dict[str, Any], reply: Any) -> Any:
+    """A reply scripted in the stored shape, in the wire shape the request asks for (issue 27):
+    where the request's schema (in any response format) is the kind's wire model."""
+    name = WIRE_MODEL_OF_KIND.get(kind)
+    if name is None or name not in json.dumps(body, ensure_ascii=False):
+        return reply
+    return to_wire(kind, reply)
 
 
 class ScriptedServer:
@@ -349,7 +366,7 @@ class ScriptedServer:
                 return got if isinstance(got, Reply) else Reply(reply=got)
         default = self.script.defaults.get(kind)
         if default is None and kind == "probe":
-            return Reply(reply=probe_reply(body))
+            return Reply(reply=probe_reply(body, counts=self.llama_props))
         if default is None:
             return None
         return default if isinstance(default, Reply) else Reply(reply=default)
@@ -426,7 +443,7 @@ class ScriptedServer:
         content = (
             reply.reply
             if isinstance(reply.reply, str)
-            else json.dumps(reply.reply, ensure_ascii=False)
+            else json.dumps(_shaped(kind, body, reply.reply), ensure_ascii=False)
         )
         finish = reply.finish_reason
         if reply.fault == "invalid_json":

@@ -139,9 +139,10 @@ class SessionContext:
         key: str | None = None,
     ) -> Any:
         """A structured call with the call's own schema (in the run's dialect) and validator,
-        its token cap fitted to the context window. Returns the reply (a ``spec.model``)."""
+        its token cap fitted to the context window. Returns the stored record of the reply
+        (``spec.record``: the wire shape translated once, here)."""
         st = self.settings
-        return await self.call(
+        reply = await self.call(
             self.client.structured(
                 kind=kind,
                 session=self.t,
@@ -152,9 +153,11 @@ class SessionContext:
                 validator=spec.check,
                 wire_schema=spec.json_schema(st.schema_dialect),
                 dialect=st.schema_dialect,
+                shorter_schema=lambda: spec.shorter().json_schema(st.schema_dialect),
             ),
             key=key,
         )
+        return spec.record(reply)
 
     def _keep(self, rec: CallRecord, key: str | None) -> None:
         self.record.calls.append(rec)

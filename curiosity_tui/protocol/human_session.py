@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from curiosity_tui.clock import utc_now_micro as utc_now
 from curiosity_tui.contract.evidence import match_passage
@@ -35,6 +35,7 @@ from curiosity_tui.modelio.client import ModelClient
 from curiosity_tui.protocol.apply import session_batch
 from curiosity_tui.protocol.call_specs import deliverable_spec, live_ids
 from curiosity_tui.protocol.context import Budget, SessionContext, SessionSettings
+from curiosity_tui.protocol.reply_shapes import to_wire
 from curiosity_tui.protocol.schemas import DeliverableResponse, JudgeBeforeResponse
 from curiosity_tui.protocol.steps import Outcome, write_deliverable
 
@@ -189,15 +190,21 @@ def check_human_deliverable(inp: HumanSessionInput, hd: HumanDeliverable) -> lis
     if hd.decision == "ANSWER" and not (hd.deliverable.answer or "").strip():
         problems.append("answer: ANSWER needs the answer")
     spec = human_spec(inp, hd.decision)
+    try:  # the model's rules are said on the reply's wire shape
+        reply = spec.model.model_validate(to_wire("deliverable", hd.deliverable.model_dump()))
+    except ValidationError as err:
+        first = err.errors()[0]
+        problems.append(f"{'.'.join(map(str, first['loc']))}: {first['msg']}")
+        return problems
     try:
-        spec.check(hd.deliverable)
+        spec.check(reply)
     except ValueError as err:
         problems.append(str(err))
     # the rules a model's reply may break (the apply step drops what names an unknown id and
     # lists it): a form may not; only the size bounds that fit a reply in its token cap go
     stricter = CallSpec(spec.model, tuple(_person_rules(spec)))
     try:
-        stricter.check(hd.deliverable)
+        stricter.check(reply)
     except ValueError as err:
         problems.append(str(err))
     return problems
