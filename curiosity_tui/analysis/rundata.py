@@ -269,6 +269,11 @@ def _open_ledger_run(path: Path) -> RunData:
 
     led = Ledger.open(path, write=False)
     try:
+        if led.identity_problem is not None:  # the head's run metadata was edited (decision 401)
+            raise InputError(
+                f"{led.identity_problem}; the run's identity is not what its journal recorded "
+                "(run `verify` on it); refused"
+            )
         return RunData.from_ledger(led)
     finally:
         led.close()
@@ -281,9 +286,11 @@ def load_runs(paths: Iterable[Path]) -> list[RunData]:
     (two levels down) for ledgers and run files. Order: by run id (then by path), over all
     the paths together, so the shards of a sharded pilot give the unsharded pilot's figures.
     """
+    from curiosity_tui.analysis.study import runs_of
+
     runs: list[RunData] = []
-    for p in paths:
-        p = Path(p)
+    for given in paths:
+        p = runs_of(Path(given))  # a study folder: its runs/ (decision 445)
         if not p.exists():
             raise InputError(f"{p}: no such file or directory")
         if p.is_file():

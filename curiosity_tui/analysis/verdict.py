@@ -44,6 +44,7 @@ from curiosity_tui.analysis.interval_rule import (
 from curiosity_tui.analysis.lockchain import LockEntry, find_chain, load_verified_chain
 from curiosity_tui.analysis.plan import PilotPlan, parse_plan
 from curiosity_tui.analysis.registry import Registry, default_registry
+from curiosity_tui.analysis.run_origins import origin_notes
 from curiosity_tui.analysis.rundata import RunData, load_runs
 from curiosity_tui.analysis.runstamps import stamp_of
 from curiosity_tui.errors import InputError
@@ -169,6 +170,9 @@ class VerdictReport(BaseModel):
         "change the verdict."
     )
     chronology: list[LockRef]
+    #: whose replies the runs hold: model, scripted (practice) or mixed (decision 442)
+    replies: str = "model"
+    scripted_runs: list[str] = Field(default_factory=list)
 
 
 def _clause(
@@ -432,6 +436,7 @@ def verdict_for(
     plan = parse_plan(lead.plan_text, source=f"prereg seq {lead.seq}", registry=reg)
     main = evaluate_rule(plan, runs, registry=plan_registry(reg, plan), lock=lead, seed=seed)
     main.notes.extend(gov.notes)
+    main.notes.extend(origin_notes(runs, plan.model))  # re-created or foreign runs (404)
     amendments: list[Amendment] = []
     for e in gov.amendments:
         p = parse_plan(e.plan_text, source=f"prereg seq {e.seq}", registry=reg)
@@ -480,7 +485,11 @@ def verdict_for(
     )
 
 
-def verdict_for_dir(run_dir: Path, *, registry: Registry | None = None) -> VerdictReport:
+def verdict_for_dir(
+    run_dir: Path, *, registry: Registry | None = None, allow_mixed: bool = False
+) -> VerdictReport:
+    from curiosity_tui.analysis.practice import practice_of, refuse_mixed
+
     chain = find_chain(run_dir)
     if chain is None:
         raise InputError(f"{run_dir}: no prereg.jsonl here or in its parent: nothing was locked")
@@ -488,7 +497,11 @@ def verdict_for_dir(run_dir: Path, *, registry: Registry | None = None) -> Verdi
     runs = load_runs([run_dir])
     if not runs:
         raise InputError(f"{run_dir}: no runs found (ledger dirs or *.run.json files)")
-    return verdict_for(entries, runs, registry=registry, where=str(chain))
+    practice = practice_of(runs)
+    refuse_mixed(practice, str(run_dir), allow_mixed=allow_mixed)
+    rep = verdict_for(entries, runs, registry=registry, where=str(chain))
+    rep.replies, rep.scripted_runs = practice.replies, practice.scripted_runs
+    return rep
 
 
 # ------------------------------------------------------------------------------- printing
@@ -572,7 +585,11 @@ def format_amendment(a: Amendment) -> list[str]:
 
 
 def format_report(rep: VerdictReport) -> str:
-    lines = format_verdict(rep.verdict)
+    from curiosity_tui.analysis.practice import banner
+
+    label = banner(rep.replies, scripted_runs=rep.scripted_runs)
+    lines = [label, ""] if label else []
+    lines += format_verdict(rep.verdict, title=_verdict_title(rep.replies))
     for c in rep.comparisons:
         lines.append("")
         lines.extend(format_verdict(c.verdict, title=f"Comparison {c.name}"))
@@ -616,6 +633,13 @@ def format_report(rep: VerdictReport) -> str:
             "With so few runs (" + "; ".join(small) + ") a bootstrap understates the uncertainty."
         )
     return "\n".join(lines)
+
+
+def _verdict_title(replies: str) -> str:
+    """``Verdict``, or one that says whose replies it is over (decision 442)."""
+    return {"scripted": "Verdict over SCRIPTED replies", "mixed": "Verdict over MIXED replies"}.get(
+        replies, "Verdict"
+    )
 
 
 def report_json(rep: VerdictReport) -> str:

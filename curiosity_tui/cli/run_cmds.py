@@ -319,11 +319,15 @@ async def _closing(client: Any, work: Any) -> Any:
         await client.aclose()
 
 
+def session_figures(p: Any) -> str:
+    """ "3 calls, 120 tokens, 2.4s; 7.9s into the run": the session's own time first."""
+    own = f"{p.session_s:.1f}s" if p.session_s is not None else "time not measured"
+    return f"{p.calls} calls, {p.tokens} tokens, {own}; {p.elapsed_s:.1f}s into the run"
+
+
 def _print_progress(p: Any) -> None:
     if p.phase == "committed":
-        print(
-            f"{p.ledger}: session {p.session} committed ({p.calls} calls, {p.tokens} tokens, {p.elapsed_s:.1f}s)"
-        )
+        print(f"{p.ledger}: session {p.session} committed ({session_figures(p)})")
     elif p.phase == "failed":
         print(f"{p.ledger}: session {p.session} FAILED: {p.detail}", file=sys.stderr)
     elif p.phase == "curator":
@@ -381,10 +385,11 @@ def host_run(req: Any, curator: str) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from curiosity_tui.bounds import MAX_SESSIONS, check_call_numbers, check_count
     from curiosity_tui.ledger import Ledger
 
-    if args.sessions < 1:
-        raise InputError("--sessions must be at least 1")
+    check_count(args.sessions, flag="--sessions", low=1, high=MAX_SESSIONS)
+    check_call_numbers(args)  # --timeout, --context-window, --max-retries (docs/errors.md)
     with Ledger.open(args.ledger) as probe:
         meta = probe.meta
     if args.curator and args.curator != meta.curator:

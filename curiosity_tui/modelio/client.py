@@ -26,7 +26,9 @@ server). Every request carries ``X-Curiosity-Call: <kind>`` and
   again after a cut-off reply (:func:`repair_turn`); a second failure raises
   :class:`ModelCallError` carrying both records.
 * The API key is used only to build the ``openai`` client: it is in no
-  record, no error message (they are redacted as a second guard) and no repr.
+  record, no error message (they are redacted as a second guard) and no repr;
+  a reply that echoes it has it replaced by ``[redacted]`` before anything reads
+  the reply, so no journal, projection, pack or rater copy can hold it.
 * Model text is returned verbatim: nothing is stripped or escaped here;
   display code escapes it.
 """
@@ -66,9 +68,9 @@ from curiosity_tui.modelio.json_reply import (
     with_schema_in_last_user_turn,
 )
 from curiosity_tui.modelio.openai_clients import close_clients, openai_client, pool_key
-from curiosity_tui.modelio.reply_cache import CURRENT_CACHE, REPLAY_MISS, keep_accepted
+from curiosity_tui.modelio.reply_cache import REPLAY_MISS, answer_current, keep_accepted
 from curiosity_tui.modelio.run_context import run_headers
-from curiosity_tui.modelio.sampling import call_sampling, refused_by_server
+from curiosity_tui.modelio.sampling import call_sampling, note_refusal
 from curiosity_tui.textsafe import replace_unstorable, replace_unstorable_in_json
 
 T = TypeVar("T")
@@ -219,8 +221,12 @@ class ModelClient:
         await self.aclose()
 
     def _redact(self, text: str) -> str:
+        """``text`` without this client's key, as written or as a JSON string escapes it."""
         if self._key and self._key != NO_KEY_PLACEHOLDER and len(self._key) >= 4:
             text = text.replace(self._key, "[redacted]")
+            escaped = json.dumps(self._key, ensure_ascii=False)[1:-1]
+            if escaped != self._key:
+                text = text.replace(escaped, "[redacted]")
         return text
 
     def _headers(self, kind: str, session: int) -> dict[str, str]:
@@ -311,9 +317,7 @@ class ModelClient:
         wire: dict[str, Any] | None = None,
         dialect: str | None = None,
     ) -> tuple[str, CallRecord]:
-        # ~85 lines, kept whole on purpose: one loop holds the call's fall-backs (HTTP retries,
-        # a refused sampling parameter, json_schema -> json_object, max_tokens -> max_completion_
-        # tokens) and the one record every outcome leaves; the halves: _request and _reply.
+        # kept whole on purpose: one loop, every fall-back, one record (halves: _request, _reply)
         fmt = self._format_for(schema)
         common: dict[str, Any] = dict(
             kind=kind, model=self.model, session=session, internal=internal, repair=repair
@@ -352,9 +356,8 @@ class ModelClient:
             except _Exhausted as ex:
                 retries += ex.retries
                 exc = ex.exc
-                refused = refused_by_server(exc, self._describe(exc)[1], sampled)
-                if refused:  # a 400 naming a sampling parameter: not sent again (issue 23.1)
-                    self.refused_sampling[refused[0]] = self._redact(refused[1])[:300]
+                text = self._redact(self._describe(exc)[1])
+                if note_refusal(self.refused_sampling, exc, text, sampled):  # not sent again
                     sampled = call_sampling(kind, session, set(self.refused_sampling))
                     retries += 1
                     continue
@@ -383,16 +386,14 @@ class ModelClient:
             self.json_schema_supported = True
         record = call_record(common, start, retries, waits, sent, fmt)
         content, record = self._reply(response, record, prior)
-        if schema is None:  # free text is accepted as it came: kept for a resume
-            keep_accepted(session, [record])
+        keep_accepted(session, [record] if schema is None else [])  # free text: as it came
         return content, record
 
     def _from_cache(
         self, common: dict[str, Any], prior: Sequence[CallRecord], repair: bool
     ) -> tuple[str, CallRecord] | None:
         """The recorded reply to this request (reply_cache.py); a replay's miss fails the call."""
-        cache = CURRENT_CACHE.get()
-        record = cache.answer(common, repair=repair) if cache is not None else None
+        record = answer_current(common, repair=repair)
         if record is None:
             return None
         self.calls.append(record)
@@ -457,6 +458,7 @@ class ModelClient:
         if not content and refusal:
             content = str(refusal)
         content, record.replaced_chars = replace_unstorable(content)  # lone surrogates
+        content = self._redact(content)  # an echoed key is never recorded (decision 402)
         record.prompt_tokens = fields.prompt_tokens
         record.completion_tokens = fields.completion_tokens
         record.finish_reason = fields.finish_reason
@@ -496,11 +498,9 @@ class ModelClient:
         max_tokens: int,
         object_schema: bool = False,
         extra: dict[str, Any] | None = None,
-        call_kind: str = "probe",
     ) -> tuple[str, float, str | None]:
-        """One probe request in response format ``fmt`` (the endpoint probe's trial; ``extra``:
-        the sampling trial's parameters): the reply text, seconds taken and finish reason. No
-        record is kept; a 500 is not retried (it is the answer). Raises ModelCallError."""
+        """One probe request in format ``fmt`` (``extra``: the sampling trial's): reply text, seconds,
+        finish reason. No record; a 500 is not retried (it is the answer). ModelCallError."""
         sent, kwargs = self._request(messages, max_tokens, schema, fmt, object_schema=object_schema)
         kwargs.update(extra or {})
         oa = self._client()
@@ -510,7 +510,7 @@ class ModelClient:
             return oa.chat.completions.create(
                 model=self.model,
                 messages=sent,  # type: ignore[arg-type]
-                extra_headers=self._headers(call_kind, 0),
+                extra_headers=self._headers("probe-sampling" if extra else "probe", 0),
                 timeout=self.timeout_s,
                 **kwargs,
             )
@@ -521,7 +521,7 @@ class ModelClient:
             code, text = self._describe(ex.exc)
             raise ModelCallError(self._redact(text), code=code, records=[]) from None
         choice = response.choices[0] if response.choices else None
-        content = (choice.message.content if choice is not None else None) or ""
+        content = self._redact((choice.message.content if choice is not None else None) or "")
         finish = choice.finish_reason if choice is not None else None
         return content, time.perf_counter() - start, finish
 

@@ -237,8 +237,7 @@ async def _sampling(client: ModelClient, caps: EndpointCapabilities) -> None:
                 fmt="prompt",
                 schema=ProbeReply,
                 max_tokens=_SAMPLING_TRIAL_TOKENS,
-                extra=sent,
-                call_kind="probe-sampling",
+                extra=sent,  # kind probe-sampling
             )
         except ModelCallError as err:
             name = refused_param(err.reason, sent) if err.code in ("http_400", "http_422") else None

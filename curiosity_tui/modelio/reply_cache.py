@@ -39,6 +39,7 @@ __all__ = [
     "CURRENT_CACHE",
     "REPLAY_MISS",
     "ReplyCache",
+    "answer_current",
     "cached_record",
     "keep_accepted",
     "request_digest",
@@ -151,11 +152,17 @@ class ReplyCache:
             self.path.unlink(missing_ok=True)
 
 
+def answer_current(common: dict[str, Any], *, repair: bool) -> CallRecord | None:
+    """:meth:`ReplyCache.answer` of the run in progress's cache; None without one."""
+    cache = CURRENT_CACHE.get()
+    return cache.answer(common, repair=repair) if cache is not None else None
+
+
 def keep_accepted(session: int, records: list[CallRecord]) -> None:
     """Keep an accepted call's records (not those answered from the cache) in the cache of the
     run in progress, if it has one."""
     cache = CURRENT_CACHE.get()
-    if cache is not None:
+    if cache is not None and records:
         cache.keep(session, [r for r in records if not r.cached])
 
 

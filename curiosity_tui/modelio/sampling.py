@@ -39,6 +39,7 @@ __all__ = [
     "call_sampling",
     "call_seed",
     "draw_scope",
+    "note_refusal",
     "refused_by_server",
     "refused_param",
     "sampling_scope",
@@ -148,3 +149,15 @@ def refused_by_server(
         return None
     name = refused_param(text, sampled[0])
     return (name, text) if name is not None else None
+
+
+def note_refusal(
+    refused: dict[str, str], exc: Exception, text: str, sampled: tuple[dict[str, Any], Any] | None
+) -> bool:
+    """Record in ``refused`` (parameter -> the server's message) a sampling parameter that
+    ``exc`` (message ``text``) refuses; True when there was one (the call goes again without)."""
+    found = refused_by_server(exc, text, sampled)
+    if found is None:
+        return False
+    refused[found[0]] = found[1][:300]
+    return True
