@@ -11,7 +11,8 @@ import pytest
 
 from curiosity_tui.cli import main
 from curiosity_tui.ledger import Ledger, RunMeta
-from curiosity_tui.modelio.client import REPAIR_EXCERPT_CHARS, ModelCallError, ModelClient
+from curiosity_tui.modelio.client import ModelCallError, ModelClient
+from curiosity_tui.modelio.json_reply import REPAIR_EXCERPT_CHARS
 from curiosity_tui.offline.demo import DemoResponder
 from curiosity_tui.offline.scripted_server import Script, ScriptedServer, ScriptRule
 from curiosity_tui.protocol.call_specs import judge_before_spec

@@ -34,14 +34,10 @@ server). Every request carries ``X-Curiosity-Call: <kind>`` and
 from __future__ import annotations
 
 import asyncio
-import functools
-import hashlib
 import json
 import os
 import random
-import re
 import time
-import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal, TypeVar
 
@@ -50,10 +46,20 @@ from pydantic import BaseModel, ValidationError
 
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger.models import CallRecord
-from curiosity_tui.modelio import ratelimit, request_template, wire
 from curiosity_tui.modelio import retry as rt
+from curiosity_tui.modelio import wire
+from curiosity_tui.modelio.json_reply import (
+    describe_validation_error,
+    longest_string,
+    parse_json_object,
+    repair_turn,
+    reply_excerpt,
+    schema_of,
+    schema_response_format,
+    with_schema_in_last_user_turn,
+)
+from curiosity_tui.modelio.openai_clients import close_clients, openai_client, pool_key
 from curiosity_tui.modelio.run_context import run_headers
-from curiosity_tui.modelio.schema_text import schema_text
 from curiosity_tui.textsafe import replace_unstorable, replace_unstorable_in_json
 
 T = TypeVar("T")
@@ -86,158 +92,6 @@ def render_messages(messages: Sequence[dict[str, str]]) -> str:
     return "\n\n".join(f"[{m.get('role', '')}]\n{m.get('content', '')}" for m in messages)
 
 
-@functools.cache
-def _schema_of(schema: type[BaseModel]) -> dict[str, Any]:
-    # model_json_schema() costs ~2 ms for DeliverableResponse; schemas are fixed classes.
-    # The cached dict is shared: treat it as read-only.
-    return schema.model_json_schema()
-
-
-@functools.cache
-def _schema_text(schema: type[BaseModel]) -> str:
-    return schema_text(_schema_of(schema))
-
-
-def schema_response_format(
-    schema: type[BaseModel], wire: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """The ``response_format`` payload for a pydantic model (strict structured outputs);
-    ``wire`` is the call's own schema (``call_schemas.CallSpec.json_schema``) when it has one."""
-    body = wire if wire is not None else _schema_of(schema)
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": schema.__name__, "schema": body, "strict": True},
-    }
-
-
-def schema_instruction(schema: type[BaseModel], wire: dict[str, Any] | None = None) -> str:
-    """The schema text added to the last user turn for ``json_object`` and prompt mode (a
-    trailing system message would be dropped by some chat templates, Gemma's among them);
-    ``wire`` is the call's own schema when it has one. Compact (``schema_text``): a model
-    reads it, so no title, description or keyword is said twice."""
-    return schema_text(wire) if wire is not None else _schema_text(schema)
-
-
-_FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*?)\n?```\s*$", re.DOTALL)
-
-
-def parse_json_object(text: str) -> dict[str, Any]:
-    """Parse a reply as one JSON object (a single surrounding code fence is tolerated).
-
-    Control characters inside strings are accepted (``strict=False``) and kept.
-    Raises ``ValueError`` with a message fit to send back in a repair request.
-    """
-    candidates = [text]
-    fenced = _FENCE.match(text)
-    if fenced:
-        candidates.append(fenced.group(1))
-    error: Exception | None = None
-    for candidate in candidates:
-        try:
-            value = json.loads(candidate, strict=False)
-        except ValueError as exc:
-            error = exc
-            continue
-        if not isinstance(value, dict):
-            raise ValueError(f"the reply is JSON but not an object (got {type(value).__name__})")
-        return value
-    if not text.strip():
-        raise ValueError("the reply is empty, not a JSON object")
-    raise ValueError(f"the reply is not valid JSON: {error}")
-
-
-def describe_validation_error(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors()[:5]:
-        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        parts.append(f"{where}: {err['msg']}")
-    more = f" (+{exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
-    return "the reply does not match the schema: " + "; ".join(parts) + more
-
-
-def repair_message(problem: str) -> str:
-    return (
-        f"Your previous reply could not be used: {problem}. "
-        "Reply again with only the corrected JSON object, following the schema exactly."
-    )
-
-
-REPAIR_EXCERPT_CHARS = 600
-"""A rejected reply longer than this goes back in the repair turn as an excerpt only."""
-
-
-def repair_turn(
-    messages: Sequence[dict[str, str]], content: str, problem: str, *, truncated: bool
-) -> list[dict[str, str]]:
-    """The conversation of the repair retry. It never re-sends a whole long or cut-off reply
-    (that can overflow a small context): a cut-off reply starts again from the original
-    messages with a note to be brief; a long one is quoted as a short excerpt."""
-    if truncated:
-        note = (
-            f"\n\n(An earlier reply was cut off and could not be used: {problem}. "
-            "Reply with a shorter, complete JSON object.)"
-        )
-        *head, last = [dict(m) for m in messages]
-        if last.get("role") == "user":
-            return [*head, {**last, "content": last.get("content", "") + note}]
-        return [*head, last, {"role": "user", "content": note.strip()}]
-    if len(content) <= REPAIR_EXCERPT_CHARS:
-        return [
-            *messages,
-            {"role": "assistant", "content": content},
-            {"role": "user", "content": repair_message(problem)},
-        ]
-    excerpt = content[: REPAIR_EXCERPT_CHARS - 100] + " … " + content[-80:]
-    return [
-        *messages,
-        {
-            "role": "user",
-            "content": f"Your previous reply began and ended: {excerpt}\n\n"
-            + repair_message(problem),
-        },
-    ]
-
-
-def with_schema_in_last_user_turn(
-    messages: Sequence[dict[str, str]],
-    schema: type[BaseModel],
-    wire: dict[str, Any] | None = None,
-) -> list[dict[str, str]]:
-    """``messages`` with the schema instruction appended to the last user message."""
-    sent = [dict(m) for m in messages]
-    for m in reversed(sent):
-        if m.get("role") == "user":
-            m["content"] = f"{m.get('content', '')}\n\n{schema_instruction(schema, wire)}"
-            return sent
-    return [*sent, {"role": "user", "content": schema_instruction(schema, wire)}]
-
-
-def _longest_string(value: Any) -> int:
-    if isinstance(value, str):
-        return len(value)
-    if isinstance(value, dict):
-        return max((_longest_string(v) for v in value.values()), default=0)
-    if isinstance(value, list):
-        return max((_longest_string(v) for v in value), default=0)
-    return 0
-
-
-def reply_excerpt(text: str, limit: int = 2000) -> str:
-    """The start of an oversized reply, marked as cut (what the record keeps)."""
-    return f"{text[:limit]}\n[... cut: the reply was {len(text)} characters]"
-
-
-# One openai client per (event loop, endpoint, key, timeout), shared by every ModelClient and
-# released with its loop. httpx connections cannot cross loops; and an AsyncOpenAI dropped
-# unclosed inside a *running* loop lets asyncio close its sockets behind the selector's back,
-# after which new connections of that loop can hang until they time out (observed with 200
-# concurrent calls after a discarded client). Holding the clients here for the loop's lifetime
-# means dropping a ModelClient is always safe. The key enters only as a sha256 digest.
-_POOL: weakref.WeakKeyDictionary[
-    asyncio.AbstractEventLoop, dict[tuple[Any, ...], openai.AsyncOpenAI]
-] = weakref.WeakKeyDictionary()
-
-
 def _post_chat(
     oa: openai.AsyncOpenAI,
     model: str,
@@ -246,15 +100,15 @@ def _post_chat(
     timeout: float,
     kwargs: dict[str, Any],
 ) -> Any:
-    """``oa.chat.completions.create`` without its typed-params transform: the same wire
-    request (``kwargs``: the token limit and ``extra_body``), about 1 ms less CPU a call, which
-    a pilot pays thousands of times (issue 14.5). Errors are openai's, as before. It is
-    ``oa.post`` (``request_template.post_json``: its options built cheaply, the request from
-    its shape's template). The reply comes back as parsed JSON (``cast_to=object``), read by
+    """``oa.chat.completions.create`` without its typed-params transform (a walk over every
+    message and the schema, about 1 ms of CPU a call, issue 14.5): openai's public ``post``
+    for the same wire request (``kwargs``: the token limit and ``extra_body``), openai's
+    errors. The reply comes back as parsed JSON (``cast_to=object``), read by
     ``wire.reply_fields_of_json``."""
     extra = dict(kwargs)
     body = {"model": model, "messages": messages, **extra.pop("extra_body", {}), **extra}
-    return request_template.post_json(oa, "/chat/completions", body, headers, timeout)
+    options: Any = {"headers": headers, "timeout": timeout}
+    return oa.post("/chat/completions", cast_to=object, body=body, options=options)
 
 
 class _Exhausted(Exception):
@@ -329,11 +183,7 @@ class ModelClient:
         #: where /v1/embeddings is served, when not at ``base_url`` (llama-server serves one
         #: model per process: the chat model on one port, MiniLM on another)
         self.embedding_base_url = embedding_base_url or None
-        self._pool_key = (
-            self.base_url,
-            hashlib.sha256(key.encode("utf-8")).hexdigest(),
-            timeout_s,
-        )
+        self._pool_key = pool_key(self.base_url, key, timeout_s)
         self._embed_pool_key = (self.embedding_base_url, *self._pool_key[1:])
 
     def __repr__(self) -> str:
@@ -343,21 +193,12 @@ class ModelClient:
 
     def _client(self, *, embeddings: bool = False) -> openai.AsyncOpenAI:
         separate = embeddings and self.embedding_base_url is not None
-        pool_key = self._embed_pool_key if separate else self._pool_key
-        per_loop = _POOL.setdefault(asyncio.get_running_loop(), {})
-        oa = per_loop.get(pool_key)
-        if oa is None:
-            oa = openai.AsyncOpenAI(
-                api_key=self._key,
-                base_url=self.embedding_base_url if separate else self.base_url,
-                max_retries=0,
-                timeout=self.timeout_s,
-            )
-            wire.coalesce_writes(oa)  # one socket write a request (issue 14.5)
-            request_template.attach(oa)  # a chat request from its shape's template (14.5)
-            ratelimit.attach(oa)  # --max-rpm / --max-tpm: waits before each request (14.6)
-            per_loop[pool_key] = oa
-        return oa
+        return openai_client(
+            self._embed_pool_key if separate else self._pool_key,
+            api_key=self._key,
+            base_url=self.embedding_base_url if separate else self.base_url,
+            timeout_s=self.timeout_s,
+        )
 
     async def aclose(self) -> None:
         """Close this endpoint's connections in the running event loop (a later call reconnects).
@@ -365,11 +206,7 @@ class ModelClient:
         Clients for the same endpoint share connections within a loop; closing is optional
         (they are released with the loop) but tidy at the end of a program.
         """
-        per_loop = _POOL.get(asyncio.get_running_loop(), {})
-        for pool_key in (self._pool_key, self._embed_pool_key):
-            oa = per_loop.pop(pool_key, None)
-            if oa is not None:
-                await oa.close()
+        await close_clients((self._pool_key, self._embed_pool_key))
 
     async def __aenter__(self) -> ModelClient:
         return self
@@ -586,7 +423,7 @@ class ModelClient:
             if fmt == "json_object":
                 rf: dict[str, Any] = {"type": "json_object"}
                 if self.json_object_schema if object_schema is None else object_schema:
-                    rf["schema"] = wire if wire is not None else _schema_of(schema)
+                    rf["schema"] = wire if wire is not None else schema_of(schema)
                 kwargs["extra_body"] = {"response_format": rf}
         return sent, kwargs
 
@@ -733,7 +570,7 @@ class ModelClient:
                     code, problem = "invalid_json", str(exc)
                 else:
                     # a parsed string is no longer than the text it came from
-                    longest = _longest_string(data) if len(content) > self.max_field_chars else 0
+                    longest = longest_string(data) if len(content) > self.max_field_chars else 0
                     if longest > self.max_field_chars:
                         record.response_text = reply_excerpt(content)
                         raise self._fail(

@@ -39,7 +39,8 @@ from curiosity_tui.ledger.endpoint_record import (
 )
 from curiosity_tui.ledger.events import EndpointProbed
 from curiosity_tui.ledger.ledger import Ledger
-from curiosity_tui.modelio.client import ModelCallError, ModelClient, parse_json_object
+from curiosity_tui.modelio.client import ModelCallError, ModelClient
+from curiosity_tui.modelio.json_reply import parse_json_object
 
 __all__ = [
     "EndpointCapabilities",

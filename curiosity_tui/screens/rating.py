@@ -47,6 +47,7 @@ from curiosity_tui.packs.schemes import Question
 from curiosity_tui.widgets.choice_row import Choice, ChoiceRow
 from curiosity_tui.widgets.footer import Footer
 from curiosity_tui.widgets.ordered import OrderedInput, drain
+from curiosity_tui.widgets.textual_private import add_priority_binding
 
 __all__ = ["Draft", "RatingScreen"]
 
@@ -148,7 +149,7 @@ class RatingScreen(Screen[None]):
         self._quote_msg_for: dict[str, str] = {}  # question → the quote text its message is about
         for key, (qid, cat) in self.key_map.items():
             label = self.scheme.question(qid).category(cat).label
-            self._bindings.bind(key, f"pick('{key}')", f"{qid}: {label}", show=False, priority=True)
+            add_priority_binding(self, key, f"pick('{key}')", f"{qid}: {label}")
 
     # -- layout ------------------------------------------------------------------
     def compose(self) -> ComposeResult:

@@ -55,10 +55,10 @@ class ChoiceRow(Widget, can_focus=True):
             t.append(f"\n{self.hint}", style="italic dim")
         return t
 
-    def _on_focus(self) -> None:
+    def on_focus(self) -> None:
         self.refresh(layout=True)
 
-    def _on_blur(self) -> None:
+    def on_blur(self) -> None:
         self.refresh(layout=True)
 
     def key_of(self, choice_id: str) -> str:
