@@ -172,7 +172,10 @@ def test_agreement_csv(rated_pack: Path, capsys: pytest.CaptureFixture[str]) -> 
     rows = read(out)
     rep = pack_agreement(rated_pack, n_boot=50)
     by = {(r["question"], r["statistic"], r["rater_a"], r["rater_b"]): r for r in rows}
-    assert len(rows) == 2 * (3 + 2)  # two questions: three all-rater rows + one pair's two
+    # q1 (nominal): three all-rater rows, AC1 and Brennan–Prediger, the pair's two and its PABAK
+    # with the two indices; q2 (ordinal) adds five all-rater and two pair rows (decision 425)
+    assert len(rows) == (3 + 2 + 2 + 3) + (3 + 7 + 2 + 5)
+    assert by[("q2", "gwet_ac2_quadratic", "", "")]["level"] == "ordinal"
     q1 = next(q for q in rep.questions if q.question == "q1")
     fleiss = by[("q1", "fleiss_kappa", "", "")]
     assert float(fleiss["value"]) == q1.fleiss_kappa.value

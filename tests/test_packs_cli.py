@@ -41,6 +41,8 @@ def test_cli_build_agreement_unblind(tmp_path: Path, capsys: pytest.CaptureFixtu
                 str(pack),
                 "--seed",
                 "5",
+                "--order",  # the ratings below are given by position: one order for both
+                "fixed",
                 "--json",
             ]
         )

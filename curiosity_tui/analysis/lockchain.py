@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from curiosity_tui.analysis.plan import load_plan
+from curiosity_tui.analysis.plan import PlanError, load_plan
 from curiosity_tui.analysis.registry import Registry
 from curiosity_tui.analysis.runstamps import RunStamp, earliest, scan_stamps
 from curiosity_tui.atomic import append_line_durable
@@ -55,6 +55,9 @@ class LockEntry(BaseModel):
     plan_text: str
     prev: str
     hash: str
+    #: the plan's design analysis (``plan power --out``), locked with it; absent (None) on
+    #: entries without one, and then left out of the hashed body (decision 426)
+    design: dict[str, Any] | None = None
 
     def short(self) -> str:
         return self.hash[:12]
@@ -76,7 +79,7 @@ def sha256_text(text: str) -> str:
 
 
 def entry_hash(fields: dict[str, Any]) -> str:
-    body = {k: v for k, v in fields.items() if k != "hash"}
+    body = {k: v for k, v in fields.items() if k != "hash" and not (k == "design" and v is None)}
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256((body["prev"] + canonical).encode("utf-8")).hexdigest()
 
@@ -177,6 +180,7 @@ def lock(
     registry: Registry | None = None,
     ts: str | None = None,
     runs_dir: Path | None = None,
+    design: Path | None = None,
 ) -> LockEntry:
     """Validate the plan and append it to the chain. Returns the new entry.
 
@@ -185,7 +189,13 @@ def lock(
     any run, or a stage the existing runs were already created under."""
     plan_path = Path(plan_path)
     stage_rank(stage)
-    _, text = load_plan(plan_path, registry=registry)  # refuses open rules, unknown names
+    plan, text = load_plan(plan_path, registry=registry)  # refuses open rules, unknown names
+    if len(plan.comparisons) >= 2 and plan.family is None:
+        raise PlanError(
+            f"{plan_path}: {len(plan.comparisons)} [[comparisons]] and no family: declare how "
+            'they are read as a family (family = "none", "holm", "bonferroni" or "bh")'
+        )
+    analysis = _read_design(Path(design), plan.name) if design is not None else None
     chain_path = Path(chain_path) if chain_path else plan_path.parent / CHAIN_FILE
     with _locked(chain_path):
         entries = load_verified_chain(chain_path)
@@ -217,11 +227,31 @@ def lock(
             "prev": prev,
             "hash": "",
         }
+        if analysis is not None:
+            fields["design"] = analysis
         fields["hash"] = entry_hash(fields)
         entry = LockEntry.model_validate(fields)
-        line = json.dumps(entry.model_dump(), ensure_ascii=False, sort_keys=True) + "\n"
+        dumped = entry.model_dump(exclude={"design"} if analysis is None else None)
+        line = json.dumps(dumped, ensure_ascii=False, sort_keys=True) + "\n"
         append_line_durable(chain_path, line.encode("utf-8"))
     return entry
+
+
+def _read_design(path: Path, plan_name: str) -> dict[str, Any]:
+    """A design analysis written by ``plan power --out`` for this plan, as a JSON object."""
+    from curiosity_tui.analysis.power import DesignAnalysis
+
+    try:
+        da = DesignAnalysis.model_validate_json(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise PlanError(f"{path}: cannot read the design analysis: {err.strerror}") from err
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise PlanError(f"{path}: not a design analysis: {where}: {first['msg']}") from None
+    if da.plan != plan_name:
+        raise PlanError(f"{path}: a design analysis of plan {da.plan!r}, not {plan_name!r}")
+    return da.model_dump(mode="json")
 
 
 def refuse_after_runs(stage: str, stamps: list[RunStamp]) -> None:

@@ -182,7 +182,34 @@ def _verdict_section(
     rep: VerdictReport = verdict_for(entries, runs, registry=reg)
     lines += ["```text", format_report(rep).replace("```", "ʼʼʼ"), "```", ""]
     lines += ["## Pre-registration chronology", "", *chronology_md(entries), ""]
+    lines += analysis_section(rep)
+    lines += design_section(entries, rep)
     return lines, [mc.metric for mc in rep.verdict.by_metric]
+
+
+def analysis_section(rep: VerdictReport) -> list[str]:
+    from curiosity_tui.analysis.report_analysis import analysis_section as section
+
+    return section(rep)
+
+
+def design_section(entries: Sequence[LockEntry], rep: VerdictReport) -> list[str]:
+    """The design analysis locked with the governing plan (decision 426), or a line saying
+    there is none."""
+    from curiosity_tui.analysis.power import DesignAnalysis, format_design
+
+    lines = ["## Design analysis (locked with the plan)", ""]
+    seq = rep.verdict.lock.seq if rep.verdict.lock else None
+    entry = next((e for e in entries if e.seq == seq), None)
+    if entry is None or entry.design is None:
+        return [
+            *lines,
+            "None was locked with the plan (`plan power --out`, `prereg lock "
+            "--design`): the runs per arm were not chosen for a stated power.",
+            "",
+        ]
+    text = format_design(DesignAnalysis.model_validate(entry.design)).replace("```", "ʼʼʼ")
+    return [*lines, "```text", text, "```", ""]
 
 
 def _results_section(doc: MetricsDoc, sweeps: Sequence[SweepResult], figs: Figures) -> list[str]:
@@ -279,6 +306,7 @@ def build_report(
     registry: Registry | None = None,
     out_dir: Path | None = None,
     stem: str = "report",
+    packs: Sequence[Path] = (),
 ) -> str:
     """The report's Markdown; with ``out_dir`` (and matplotlib) its figures are written
     there as ``STEM-*.svg`` and referenced by name."""
@@ -309,10 +337,24 @@ def build_report(
         lines += ["### Differences (a − b of the means; 95% bootstrap interval, runs resampled)"]
         lines += ["", *diffs, ""]
     lines += _audit_section(runs)
+    lines += rating_sections(packs, run_dir, reg)
     lines += ["## Limits the data imposes", ""]
     lines += [f"- {x}" for x in limits(runs)]
     lines.append("")
     return "\n".join(lines)
+
+
+def rating_sections(packs: Sequence[Path], run_dir: Path, reg: Registry) -> list[str]:
+    """A GRRAS rating section per pack given with ``report --pack`` (decision 428), flagging
+    ratings faster than the locked plan's ``min_seconds_per_item``."""
+    if not packs:
+        return []
+    from curiosity_tui.analysis.report_analysis import locked_plan
+    from curiosity_tui.packs.grras import rating_section
+
+    plan = locked_plan(run_dir, reg)
+    least = plan.min_seconds_per_item if plan is not None else None
+    return [line for p in packs for line in rating_section(p, min_seconds=least)]
 
 
 def report_paths(out: Path) -> tuple[Path, Path]:
@@ -322,13 +364,15 @@ def report_paths(out: Path) -> tuple[Path, Path]:
     return out / "report.md", out
 
 
-def write_report(run_dir: Path, out: Path, *, registry: Registry | None = None) -> Path:
+def write_report(
+    run_dir: Path, out: Path, *, registry: Registry | None = None, packs: Sequence[Path] = ()
+) -> Path:
     md, out_dir = report_paths(out)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise InputError(f"{out_dir}: cannot create: {err.strerror or err}") from err
-    text = build_report(run_dir, registry=registry, out_dir=out_dir, stem=md.stem)
+    text = build_report(run_dir, registry=registry, out_dir=out_dir, stem=md.stem, packs=packs)
     try:
         md.write_text(text, encoding="utf-8")
     except OSError as err:

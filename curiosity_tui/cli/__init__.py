@@ -23,6 +23,7 @@ from curiosity_tui.cli import (
     ledger_cmds,
     pack_cmds,
     pilot_cmds,
+    plan_cmds,
     relay_cmds,
     run_cmds,
 )
@@ -38,6 +39,7 @@ COMMAND_MODULES = (
     relay_cmds,  # --relay on run and demo: after run_cmds
     endpoint_cmds,
     pilot_cmds,
+    plan_cmds,
     contract_cmds,
     pack_cmds,  # also `ratings export` / `ratings import` (cli/ratings_cmds.py)
     adjudication_cmds,

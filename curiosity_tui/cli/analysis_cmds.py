@@ -39,6 +39,13 @@ def _register_prereg(sub: argparse._SubParsersAction) -> None:
     )
     lk.add_argument("--reason", default="", help="why (required for every amendment)")
     lk.add_argument(
+        "--design",
+        type=Path,
+        default=None,
+        metavar="DESIGN.json",
+        help="record the plan's design analysis (`plan power --out`) in the lock",
+    )
+    lk.add_argument(
         "--chain",
         type=Path,
         default=None,
@@ -124,6 +131,14 @@ def _register_verdict_sweep_report(sub: argparse._SubParsersAction) -> None:
         help="the Markdown file, or a directory for DIR/report.md; SVG figures go beside it "
         "(with the plots extra: pip install 'curiosity-tui[plots]')",
     )
+    rp.add_argument(
+        "--pack",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="PACK",
+        help="add the rating study's section for this pack (GRRAS items); repeatable",
+    )
     rp.set_defaults(handler=_report)
 
 
@@ -173,7 +188,7 @@ def _prereg_lock(args: argparse.Namespace) -> int:
     chain = args.chain if args.chain else args.plan.parent / CHAIN_FILE
     if chain.is_dir():
         chain = chain / CHAIN_FILE
-    entry = lock(args.plan, args.stage, chain_path=chain, reason=args.reason)
+    entry = lock(args.plan, args.stage, chain_path=chain, reason=args.reason, design=args.design)
     print(
         f"locked {args.plan} as seq {entry.seq} at stage {entry.stage} in {chain}\n"
         f"  plan sha256 {entry.plan_sha256}\n  entry hash  {entry.hash}"
@@ -237,7 +252,7 @@ def _verdict(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from curiosity_tui.analysis.report import write_report
 
-    out = write_report(args.run_dir, args.out)
+    out = write_report(args.run_dir, args.out, packs=args.pack)
     print(f"wrote {out}")
     for fig in sorted(out.parent.glob(f"{out.stem}-*.svg")):
         print(f"wrote {fig}")

@@ -52,6 +52,13 @@ def _register_pack_build(psub: argparse._SubParsersAction) -> None:
     b.add_argument("--out", required=True, type=Path, metavar="PACKDIR")
     b.add_argument("--seed", type=int, default=None, help="shuffle seed (kept in the key only)")
     b.add_argument(
+        "--order",
+        choices=("per-rater", "fixed"),
+        default="per-rater",
+        help="each rater sees the items in an order of their own (seeded by the pack and the "
+        "rater's name; default), or every rater one fixed order",
+    )
+    b.add_argument(
         "--key-out",
         type=Path,
         default=None,
@@ -136,6 +143,13 @@ def _register_agreement(sub: argparse._SubParsersAction) -> None:
         "--pool-groups",
         action="store_true",
         help="also report human and model raters pooled (rows labelled pooled)",
+    )
+    a.add_argument(
+        "--min-seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help="list the ratings saved in less than S seconds on their item (timed ratings)",
     )
     a.set_defaults(handler=_agreement)
 
@@ -227,6 +241,7 @@ def _build(args: argparse.Namespace) -> int:
         min_raters=args.min_raters,
         controls_per_kind=args.controls,
         control_materials=held_out,
+        order=args.order,
     )
     leaks = _leakcheck_after_build(res, strict=args.strict, permutations=args.leak_permutations)
     summary = {
@@ -436,6 +451,7 @@ def _agreement(args: argparse.Namespace) -> int:
         real_only=args.real_only,
         key_path=args.key,
         pool_groups=args.pool_groups,
+        min_seconds=args.min_seconds,
     )
     if args.csv is not None:
         from curiosity_tui.packs.pack_csv import AGREEMENT_COLUMNS, agreement_rows

@@ -296,6 +296,7 @@ def build_pack(
     min_raters: int = 2,
     controls_per_kind: int = 1,
     control_materials: Sequence[RunMaterial] = (),
+    order: str = "fixed",
 ) -> BuildResult:
     """Write a pack to ``out`` (must not exist or be empty) and its key beside it.
     ``control_materials``: runs kept out of the pack, used only as the controls' bases."""
@@ -321,6 +322,7 @@ def build_pack(
     rng.shuffle(staged)
     key_bytes, ib, manifest = _seal(staged, scheme, seed, key_path, expected_raters, min_raters)
     manifest.scripted = any(m.scripted for m in materials)
+    manifest.order = "per-rater" if order == "per-rater" else "fixed"
     _write_pack(packdir, key_path, key_bytes, ib, manifest, n_controls)
     configs: dict[str, int] = {}
     for m in materials:

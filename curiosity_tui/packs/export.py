@@ -26,6 +26,7 @@ from curiosity_tui.packs.pack import (
     ExportMarker,
     Pack,
     PackError,
+    presentation_order,
 )
 from curiosity_tui.packs.rating import ratings_path, read_rater_file, validate_rater_name
 
@@ -64,6 +65,9 @@ def _write_copy(pack: Pack, tmp: Path, rater: str, own: Path) -> None:
         rater=rater,
         exported_at=utc_now_milli(),
     )
+    seen, seed = presentation_order(pack.manifest, rater)
+    if seed is not None:
+        marker = marker.model_copy(update={"order_seed": seed, "order": seen})
     atomic_write_bytes(tmp / EXPORT_FILE, (marker.model_dump_json(indent=2) + "\n").encode())
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 from pathlib import Path
 from typing import Literal
 
@@ -93,6 +94,11 @@ class PackManifest(BaseModel):
         description="built from runs whose replies came from the built-in scripted server, "
         "not a model (practice material); the items themselves do not say so",
     )
+    order: Literal["fixed", "per-rater"] = Field(
+        default="fixed",
+        description="presentation order: every rater the manifest's order, or each rater the "
+        "items shuffled by a seed from the pack id and the rater's name (decision 427)",
+    )
 
 
 class ExportMarker(BaseModel):
@@ -104,6 +110,9 @@ class ExportMarker(BaseModel):
     items_sha256: str
     rater: str
     exported_at: str
+    #: the rater's presentation order and its seed (decision 427; None: one fixed order)
+    order_seed: str | None = None
+    order: list[str] | None = None
 
 
 class KeyEntry(BaseModel):
@@ -122,6 +131,22 @@ class PackKey(BaseModel):
     scheme_id: str
     seed: int
     items: dict[str, KeyEntry]
+
+
+def order_seed(pack_id: str, rater: str) -> str:
+    """The seed of a rater's presentation order: from the pack id and the rater's name, so
+    the same rater gets the same order again, on any copy of the pack (decision 427)."""
+    return hashlib.sha256(f"curiosity-tui order\0{pack_id}\0{rater}".encode()).hexdigest()[:16]
+
+
+def presentation_order(manifest: PackManifest, rater: str) -> tuple[list[str], str | None]:
+    """(the items in the order ``rater`` sees them, the order's seed or None when fixed)."""
+    items = [ref.id for ref in manifest.items]
+    if manifest.order != "per-rater":
+        return items, None
+    seed = order_seed(manifest.pack_id, rater)
+    random.Random(int(seed, 16)).shuffle(items)
+    return items, seed
 
 
 def sha256_bytes(data: bytes) -> str:

@@ -12,9 +12,17 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from curiosity_tui.packs.agreement import PairAgreement, QuestionAgreement
+from curiosity_tui.packs.order_effects import (
+    RaterTiming,
+    TercileAgreement,
+    agreement_by_tercile,
+    format_order_effects,
+    rater_timing,
+)
 from curiosity_tui.packs.pack import Pack
 from curiosity_tui.packs.rater_groups import POOLED, grouped_agreement, groups_of
 from curiosity_tui.packs.rating import rated_items
+from curiosity_tui.packs.scale_agreement import coefficient_line, with_scale
 from curiosity_tui.packs.unblind import all_ratings
 
 __all__ = ["PackAgreement", "format_agreement", "pack_agreement"]
@@ -37,6 +45,11 @@ class PackAgreement(BaseModel):
     n_boot: int
     seed: int
     questions: list[QuestionAgreement]
+    #: per rater: median time per item and the ratings faster than ``min_seconds``
+    timing: list[RaterTiming] = Field(default_factory=list)
+    #: per question: agreement by position tercile of each rater's order (decision 427)
+    by_position: list[TercileAgreement] = Field(default_factory=list)
+    min_seconds: float | None = None
 
 
 def pack_agreement(
@@ -47,6 +60,7 @@ def pack_agreement(
     real_only: bool = False,
     key_path: Path | None = None,
     pool_groups: bool = False,
+    min_seconds: float | None = None,
 ) -> PackAgreement:
     """Agreement per question. ``real_only`` leaves out control items; it needs the key and
     is refused until ``unblind`` has logged ``key_opened``, so it cannot open the key early."""
@@ -67,7 +81,7 @@ def pack_agreement(
         order = [i for i in order if key.items[i].kind == "run"]
         scope = f"real items only ({len(order)} of {len(pack.order)}; controls left out)"
     latest_records = {rater: rated_items(recs) for rater, recs in records.items()}
-    questions = []
+    questions: list[QuestionAgreement] = []
     for q in pack.scheme.questions:
         per_rater: dict[str, dict[str, str]] = {}
         for rater, latest in latest_records.items():
@@ -76,17 +90,19 @@ def pack_agreement(
                 for item, rec in latest.items()
                 if q.id in rec.answers
             }
+        grouped = grouped_agreement(
+            q.id,
+            q.category_ids,
+            per_rater,
+            order,
+            pack.clusters,
+            n_boot=n_boot,
+            seed=seed,
+            pool=pool_groups,
+        )
         questions.extend(
-            grouped_agreement(
-                q.id,
-                q.category_ids,
-                per_rater,
-                order,
-                pack.clusters,
-                n_boot=n_boot,
-                seed=seed,
-                pool=pool_groups,
-            )
+            with_scale(qa, per_rater, order, q.level, pack.clusters, n_boot=n_boot, seed=seed)
+            for qa in grouped
         )
     return PackAgreement(
         pack_id=pack.manifest.pack_id,
@@ -99,6 +115,13 @@ def pack_agreement(
         n_boot=n_boot,
         seed=seed,
         questions=questions,
+        timing=rater_timing(latest_records, min_seconds),
+        by_position=[
+            row
+            for q in pack.scheme.questions
+            for row in agreement_by_tercile(q.id, latest_records, pack.order)
+        ],
+        min_seconds=min_seconds,
     )
 
 
@@ -119,6 +142,7 @@ def format_agreement(rep: PackAgreement) -> str:
         lines.append("human and model raters are reported separately (never pooled)")
     for qa in rep.questions:
         lines += _question_lines(qa)
+    lines += format_order_effects(rep.timing, rep.by_position, rep.min_seconds)
     return "\n".join(lines)
 
 
@@ -126,12 +150,13 @@ def _question_lines(qa: QuestionAgreement) -> list[str]:
     g = f"[{qa.group}]"
     lines = [
         "",
-        f"{qa.question} · group {qa.group}  ({qa.n_items} items, {qa.n_clusters} runs with "
-        "≥ 2 ratings)",
+        f"{qa.question} · group {qa.group} · {qa.level}  ({qa.n_items} items, {qa.n_clusters} "
+        "runs with ≥ 2 ratings)",
         f"  {g} raw agreement       {qa.raw_agreement.format()}",
         f"  {g} Fleiss' kappa       {qa.fleiss_kappa.format()}",
         f"  {g} Krippendorff alpha  {qa.krippendorff_alpha.format()}",
     ]
+    lines += [coefficient_line(f"  {g} ", name, c) for name, c in qa.coefficients.items()]
     lines += [f"  {g} note: {note}" for note in qa.notes]
     if qa.group != "human-model":  # the cross rows' raters are counted in their own groups
         width = max([len(r) for r in qa.raters] + [5])
@@ -167,4 +192,5 @@ def _pair_lines(qa: QuestionAgreement, pair: PairAgreement) -> list[str]:
     for cat, crow in zip(qa.categories, pair.confusion, strict=True):
         lines.append(f"    {g} " + cat.rjust(cw) + "  " + "  ".join(str(v).rjust(cw) for v in crow))
     lines.append(f"    {g} ↑ {pair.rater_a}")
+    lines += [coefficient_line(f"    {g} ", n, c) for n, c in pair.coefficients.items()]
     return lines

@@ -17,6 +17,7 @@ import json
 
 from curiosity_tui.csvfile import Cell
 from curiosity_tui.packs.agreement import QuestionAgreement
+from curiosity_tui.packs.coefficients import Coefficient
 from curiosity_tui.packs.pack import Pack
 from curiosity_tui.packs.pack_agreement import PackAgreement
 from curiosity_tui.packs.rating import latest_by_item
@@ -45,6 +46,11 @@ AGREEMENT_COLUMNS: tuple[str, ...] = (
     "n_items",
     "n_dropped",
     "undefined_reason",
+    "level",
+    "se",
+    "analytic_low",
+    "analytic_high",
+    "se_method",
 )
 
 UNBLIND_COLUMNS: tuple[str, ...] = (
@@ -70,6 +76,10 @@ RATINGS_COLUMNS: tuple[str, ...] = (
     "grounds",
     "n_quotes",
     "quotes",
+    "position",
+    "order_seed",
+    "shown_at",
+    "seconds_on_item",
 )
 
 
@@ -87,25 +97,34 @@ def _estimate_cells(e: Estimate) -> list[Cell]:
     ]
 
 
+def _analytic_cells(level: str, e: Estimate) -> list[Cell]:
+    """The question's level, then the analytic SE and interval of a scale coefficient."""
+    if not isinstance(e, Coefficient):
+        return [level, None, None, None, None]
+    return [level, e.se, e.ci_low, e.ci_high, e.se_method or None]
+
+
 def _question_rows(qa: QuestionAgreement) -> list[list[Cell]]:
+    def row(stat: str, a: str | None, b: str | None, e: Estimate) -> list[Cell]:
+        return [qa.question, stat, a, b, *_estimate_cells(e), *_analytic_cells(qa.level, e)]
+
     rows: list[list[Cell]] = [
-        [qa.question, "raw_agreement", None, None, *_estimate_cells(qa.raw_agreement)],
-        [qa.question, "fleiss_kappa", None, None, *_estimate_cells(qa.fleiss_kappa)],
-        [qa.question, "krippendorff_alpha", None, None, *_estimate_cells(qa.krippendorff_alpha)],
+        row("raw_agreement", None, None, qa.raw_agreement),
+        row("fleiss_kappa", None, None, qa.fleiss_kappa),
+        row("krippendorff_alpha", None, None, qa.krippendorff_alpha),
     ]
+    rows += [row(name, None, None, c) for name, c in qa.coefficients.items()]
     for p in qa.pairs:
-        rows.append(
-            [qa.question, "raw_agreement", p.rater_a, p.rater_b, *_estimate_cells(p.raw_agreement)]
-        )
-        rows.append(
-            [qa.question, "cohen_kappa", p.rater_a, p.rater_b, *_estimate_cells(p.cohen_kappa)]
-        )
+        rows.append(row("raw_agreement", p.rater_a, p.rater_b, p.raw_agreement))
+        rows.append(row("cohen_kappa", p.rater_a, p.rater_b, p.cohen_kappa))
+        rows += [row(name, p.rater_a, p.rater_b, c) for name, c in p.coefficients.items()]
     return rows
 
 
 def agreement_rows(rep: PackAgreement) -> list[list[Cell]]:
-    """Per question: raw agreement, Fleiss' κ, Krippendorff's α over all raters (rater
-    columns empty), then raw agreement and Cohen's κ for each rater pair."""
+    """Per question: raw agreement, Fleiss' κ, Krippendorff's α and the scale's coefficients
+    over all raters (rater columns empty), then raw agreement, Cohen's κ and the pair's scale
+    coefficients for each rater pair."""
     return [row for qa in rep.questions for row in _question_rows(qa)]
 
 
@@ -136,7 +155,7 @@ def ratings_rows(pack: Pack) -> list[list[Cell]]:
                 ans = rec.answers.get(q.id) if rec else None
                 head: list[Cell] = [pack.manifest.pack_id, item, clusters[item], q.id, r]
                 if rec is None or ans is None:
-                    rows.append([*head, None, None, None, None, None, None])
+                    rows.append([*head, *([None] * 10)])
                     continue
                 quotes = json.dumps(ans.quotes, ensure_ascii=False)
                 rows.append(
@@ -148,6 +167,10 @@ def ratings_rows(pack: Pack) -> list[list[Cell]]:
                         ans.grounds,
                         len(ans.quotes),
                         quotes,
+                        rec.position,
+                        rec.order_seed,
+                        rec.shown_at,
+                        rec.seconds_on_item,
                     ]
                 )
     return rows

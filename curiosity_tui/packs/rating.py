@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.clock import utc_now_milli
 from curiosity_tui.errors import InputError, StorageError, os_reason
-from curiosity_tui.packs.pack import RATINGS_DIR, Pack, PackItem
+from curiosity_tui.packs.pack import RATINGS_DIR, Pack, PackItem, presentation_order
 from curiosity_tui.packs.schemes import Question, Scheme
 from curiosity_tui.textfiles import utf8_lines
 
@@ -99,6 +99,21 @@ class RatingRecord(BaseModel):
         default=None,
         description="sha256 of the pack's items the rater saw; checked by `ratings import` "
         "(absent from records saved before exports existed)",
+    )
+    position: int | None = Field(
+        default=None, ge=1, description="the item's place in this rater's presentation order"
+    )
+    order_seed: str | None = Field(
+        default=None, description="the seed of this rater's order (None: one fixed order)"
+    )
+    shown_at: str | None = Field(
+        default=None, description="when the item was first shown to the rater (the app)"
+    )
+    seconds_on_item: float | None = Field(
+        default=None,
+        ge=0,
+        description="time on the item until this save, time away excluded where the app "
+        "can tell (the terminal reports losing focus); None when not timed",
     )
 
     @property
@@ -351,6 +366,7 @@ class RatingSession:
             )
         self.path = ratings_path(self.pack.path, self.rater)
         self.clock = clock
+        self._order, self.order_seed = presentation_order(self.pack.manifest, self.rater)
         self.records: list[RatingRecord] = read_rater_file(
             self.path, self.rater, self.pack.manifest.pack_id
         )
@@ -362,7 +378,8 @@ class RatingSession:
 
     @property
     def order(self) -> list[str]:
-        return self.pack.order
+        """The items in the order this rater sees them (decision 427)."""
+        return self._order
 
     @property
     def n(self) -> int:
@@ -396,10 +413,12 @@ class RatingSession:
         answers: Mapping[str, QuestionAnswer | Mapping[str, object]],
         *,
         by_model: ModelRating | None = None,
+        timing: tuple[str, float] | None = None,
     ) -> RatingRecord:
+        """Save a rating; ``timing`` = (first shown, seconds on the item) from the app."""
         item = self.pack.item(item_id)
         clean = validate_answers(self.scheme, item, answers)
-        return self._store(item_id, clean, None, by_model)
+        return self._store(item_id, clean, None, by_model, timing)
 
     def save_missing(self, item_id: str, reason: str, by_model: ModelRating) -> RatingRecord:
         """Record that this (model) rater has no rating of the item, and why."""
@@ -412,9 +431,10 @@ class RatingSession:
         clean: dict[str, QuestionAnswer],
         missing: str | None,
         by_model: ModelRating | None,
+        timing: tuple[str, float] | None = None,
     ) -> RatingRecord:
         try:
-            return self._append(item_id, clean, missing, by_model)
+            return self._append(item_id, clean, missing, by_model, timing)
         except OSError as err:  # disk full, read-only pack folder: the file is as it was
             raise StorageError(
                 f"{self.path}: the rating of item {item_id} was not saved: {os_reason(err)}"
@@ -426,6 +446,7 @@ class RatingSession:
         clean: dict[str, QuestionAnswer],
         missing: str | None = None,
         by_model: ModelRating | None = None,
+        timing: tuple[str, float] | None = None,
     ) -> RatingRecord:
         with rater_file_lock(self.path):
             # another window of the same rater may have saved
@@ -441,6 +462,10 @@ class RatingSession:
                 missing=missing,
                 by_model=by_model,
                 items_sha256=self.pack.manifest.items_sha256,
+                position=self._order.index(item_id) + 1,
+                order_seed=self.order_seed,
+                shown_at=timing[0] if timing else None,
+                seconds_on_item=round(timing[1], 3) if timing else None,
             )
             body = "".join(r.line() for r in [*on_disk, rec])
             atomic_write_bytes(self.path, body.encode("utf-8"))

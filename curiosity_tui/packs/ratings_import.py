@@ -19,7 +19,7 @@ from pathlib import Path
 
 from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.errors import StorageError, os_reason
-from curiosity_tui.packs.pack import Pack, sha256_bytes
+from curiosity_tui.packs.pack import Pack, presentation_order, sha256_bytes
 from curiosity_tui.packs.rating import (
     RatingError,
     RatingRecord,
@@ -90,10 +90,37 @@ def _check_new_records(pack: Pack, src: Path, records: list[RatingRecord], start
                 f"{where}: revision {rec.revision} where {revisions[rec.item]} comes next"
             )
         revisions[rec.item] += 1
+        _check_order(pack, where, rec)
+        if rec.missing is not None:  # a missing rating, as documented
+            _check_missing(src, n, rec)
+            continue
         try:
             validate_answers(pack.scheme, pack.items[rec.item], rec.answers)
         except RatingError as err:
             raise RatingError(f"{src}: record {n}: {err}") from err
+
+
+def _check_order(pack: Pack, where: str, rec: RatingRecord) -> None:
+    """A record's recorded order is the one the pack gives its rater (decision 427)."""
+    order, seed = presentation_order(pack.manifest, rec.rater)
+    if rec.order_seed is not None and rec.order_seed != seed:
+        raise RatingError(f"{where}: order seed {rec.order_seed} is not this rater's ({seed})")
+    if rec.position is not None and rec.position != order.index(rec.item) + 1:
+        raise RatingError(
+            f"{where}: position {rec.position}, but the item is number "
+            f"{order.index(rec.item) + 1} in this rater's order"
+        )
+
+
+def _check_missing(src: Path, n: int, rec: RatingRecord) -> None:
+    """A missing rating says why there is none and answers nothing (``RatingRecord.missing``)."""
+    if rec.missing is None or not rec.missing.strip():
+        raise RatingError(f"{src}: record {n} (item {rec.item}): missing gives no reason")
+    if rec.answers:
+        raise RatingError(
+            f"{src}: record {n} (item {rec.item}): a missing rating carries answers "
+            "(missing means answers is empty)"
+        )
 
 
 def _refuse_copies(pack: Pack, rater: str, src: Path, records: list[RatingRecord]) -> None:

@@ -36,6 +36,7 @@ from textual.widgets.option_list import Option
 from curiosity_tui.errors import CuriosityError, os_reason
 from curiosity_tui.packs.drafts import DraftStore, ItemDraft
 from curiosity_tui.packs.flags import FlagStore
+from curiosity_tui.packs.item_timer import ItemTimer, time_left
 from curiosity_tui.packs.rating import (
     QuestionAnswer,
     RatingSession,
@@ -132,6 +133,7 @@ class RatingScreen(Screen[None]):
     def __init__(self, packdir: str | Path, rater: str, *, name: str | None = None) -> None:
         super().__init__(name=name)
         self.session = RatingSession(packdir, rater)
+        self.timer = ItemTimer()  # time on item, time away excluded (decision 427)
         self.scheme = self.session.scheme
         self.key_map = self.scheme.key_map()
         self.flags = FlagStore(self.session.pack.path, rater, self.session.pack.manifest.pack_id)
@@ -210,11 +212,19 @@ class RatingScreen(Screen[None]):
             yield Static("", classes="q-error", id=f"error-{q.id}", markup=False)
 
     def on_mount(self) -> None:
+        self.watch(self.app, "app_focus", self._app_focus, init=False)
         self._load(self.index)
         if self.draft_store.note:
             self._message(self.draft_store.note, "error")
 
     # -- the drafts file: this item's unsaved edits and every kept draft -----------------------
+    def _app_focus(self, focused: bool) -> None:
+        """Time away (the terminal reports the app lost focus) is not time on the item."""
+        if focused:
+            self.timer.resume()
+        else:
+            self.timer.pause()
+
     def _persist(self) -> None:
         """Write the drafts file on every change (only when a draft changed; without fsync:
         a draft must survive a killed process, not a power cut)."""
@@ -273,6 +283,7 @@ class RatingScreen(Screen[None]):
 
     def _load(self, index: int) -> None:
         self.index = index
+        self.timer.show(self.item_id)
         item = self.session.pack.item(self.item_id)
         for i, text in enumerate(item.sections, start=1):
             w = self.query_one(f"#section-{i}", Static)
@@ -317,7 +328,7 @@ class RatingScreen(Screen[None]):
         flagged = " · flagged" if self.item_id in self.flags.current() else ""
         self.query_one("#rating-status", Static).update(
             f"item {self.index + 1} of {s.n} ({self.item_id}) · rated {s.done()} of {s.n} · "
-            f"rater {s.rater}{flagged}"
+            f"rater {s.rater}{flagged}{time_left(self.timer, s.n - s.done())}"
         )
         self.query_one("#rating-progress", ProgressBar).update(progress=s.done())
         self._refresh_items()
@@ -540,7 +551,8 @@ class RatingScreen(Screen[None]):
                 self.set_focus(self._grounds(first))
             return
         try:
-            rec = self.session.save(self.item_id, self.answers())
+            timing = self.timer.timing(self.item_id)
+            rec = self.session.save(self.item_id, self.answers(), timing=timing)
         except CuriosityError as err:
             self._message(f"not saved: {err}", "error")
             return
