@@ -103,6 +103,18 @@ def main() -> None:
             ),
             0.5,
         )
+    # the scale coefficients added to a question (issue 24, decision 425): AC1/AC2,
+    # Brennan-Prediger, alpha ordinal with their analytic SEs and one 10,000-sample bootstrap,
+    # and per pair weighted kappa and PABAK
+    from curiosity_tui.packs.scale_agreement import with_scale
+
+    by_run = {items[i]: f"run{runs[i]}" for i in range(n_items)}
+    qa = question_agreement("q", ["0", "1", "2"], ratings, items, by_run, n_boot=10)
+    _line(
+        "scale coefficients, ordinal (10 pairs, 10,000 samples), 500 runs",
+        lambda: with_scale(qa, ratings, items, "ordinal", by_run, n_boot=10_000, seed=1),
+        0.5,
+    )
     print(f"load average {os.getloadavg()[0]:.2f}")
 
 

@@ -291,7 +291,7 @@ async def _bare_calls(base_url: str, n: int) -> float:
     """Reference: CPU seconds of ``n`` plain ``openai`` chat calls (no ModelClient), one at a time."""
     import openai
 
-    from curiosity_tui.modelio.client import schema_response_format
+    from curiosity_tui.modelio.json_reply import schema_response_format
     from curiosity_tui.protocol.schemas import JudgeAfterResponse
 
     oa = openai.AsyncOpenAI(api_key="sk-test", base_url=base_url, max_retries=0)

@@ -48,13 +48,15 @@ def python() -> str:
 
 @pytest.fixture
 def file_bytes() -> Callable[[Path], dict[str, bytes]]:
-    """Every file under a directory (relative path -> bytes), the writer lock excepted."""
+    """Every file under a directory (relative path -> bytes), the writer lock and the reply
+    cache of a session in progress excepted (``reply-cache.jsonl``: replies kept for a resume,
+    not ledger state; modelio/reply_cache.py)."""
 
     def read(root: Path) -> dict[str, bytes]:
         return {
             str(p.relative_to(root)): p.read_bytes()
             for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != "writer.lock"
+            if p.is_file() and p.name not in ("writer.lock", "reply-cache.jsonl")
         }
 
     return read

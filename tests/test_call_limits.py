@@ -11,7 +11,8 @@ import pytest
 
 from curiosity_tui.cli import main
 from curiosity_tui.ledger import Ledger, RunMeta
-from curiosity_tui.modelio.client import REPAIR_EXCERPT_CHARS, ModelCallError, ModelClient
+from curiosity_tui.modelio.client import ModelCallError, ModelClient
+from curiosity_tui.modelio.json_reply import REPAIR_EXCERPT_CHARS
 from curiosity_tui.offline.demo import DemoResponder
 from curiosity_tui.offline.scripted_server import Script, ScriptedServer, ScriptRule
 from curiosity_tui.protocol.call_specs import judge_before_spec
@@ -40,7 +41,7 @@ async def test_per_call_schema_and_cap_go_on_the_wire_and_into_the_record() -> N
             kind="judge-before",
             session=1,
             messages=MSGS,
-            schema=JudgeBeforeResponse,
+            schema=spec.model,
             max_tokens=321,
             internal=True,
             validator=spec.check,
@@ -77,6 +78,73 @@ async def test_a_cut_off_reply_is_not_sent_back_the_call_starts_again() -> None:
     assert len(second) == len(first)  # no assistant turn: the cut-off reply is not re-sent
     assert all(m["role"] != "assistant" for m in second)
     assert second[-1]["content"].startswith("Q?") and "cut off" in second[-1]["content"]
+
+
+async def test_the_retry_after_a_cut_sends_a_shorter_schema() -> None:
+    """Issue 27: SmolLM2 filled every optional field of a deliverable to its length bound and
+    was cut at its cap twice. The retry after a cut sends the spec's shorter form: guidance
+    counts and lengths halved in full, the enforced open layer as it was; the reply still
+    validates against the same rules."""
+    from curiosity_tui.protocol.call_specs import deliverable_spec
+
+    spec = deliverable_spec(
+        node_ids=["q1", "q2"],
+        focus_id="q1",
+        requirement_ids=["q1.f1", "q1.f2"],
+        open_layer_min=1,
+        checks_in_deliverable=True,
+        downgrades_allowed=True,
+        preserve=False,
+    )
+    reply = {
+        "answer": "Printing.",
+        "actions": [],
+        "new_questions": [],
+        "open_layer": {
+            "node_status": "open",
+            "living_questions": [{"text": "Who printed the pamphlets?", "parent": "q1"}],
+            "return_condition": None,
+        },
+        "facts": [],
+        "checks": [],
+        "downgrade_proposals": [],
+    }
+    rules = [
+        ScriptRule(kind="deliverable", reply=reply, fault="length", times=1),
+        ScriptRule(kind="deliverable", reply=reply),
+    ]
+    with ScriptedServer(Script(rules=rules)) as srv:
+        client = _client(srv)
+        value, rec = await client.structured(
+            kind="deliverable",
+            session=1,
+            messages=MSGS,
+            schema=spec.model,
+            max_tokens=900,
+            internal=False,
+            validator=spec.check,
+            wire_schema=spec.json_schema("full"),
+            dialect="full",
+            shorter_schema=lambda: spec.shorter().json_schema("full"),
+        )
+        await client.aclose()
+        first, second = (r.body["response_format"]["json_schema"]["schema"] for r in srv.requests)
+    assert rec.repair and rec.earlier[0].finish_reason == "length"
+    assert first == spec.json_schema("full") and second == spec.shorter().json_schema("full")
+    props, shorter = first["properties"], second["properties"]
+    assert (props["actions"]["maxItems"], shorter["actions"]["maxItems"]) == (2, 1)
+    assert (props["checks"]["maxItems"], shorter["checks"]["maxItems"]) == (2, 1)
+    assert (
+        props["answer"]["anyOf"][0]["maxLength"],
+        shorter["answer"]["anyOf"][0]["maxLength"],
+    ) == (
+        1000,
+        500,
+    )
+    living = shorter["open_layer"]["properties"]["living_questions"]["properties"]
+    assert "anyOf" not in living["Q1"]  # the enforced open layer is as it was
+    assert spec.shorter().json_schema("strict") == spec.json_schema("strict")  # nothing to say
+    assert spec.record(value).open_layer.living_questions[0].text == "Who printed the pamphlets?"
 
 
 async def test_a_long_rejected_reply_goes_back_as_a_short_excerpt() -> None:

@@ -89,24 +89,34 @@ def test_strict_dialect_has_no_counts_or_lengths(name: str) -> None:
     assert not _keys(SPECS[name].json_schema("strict")) & COUNT_KEYS
 
 
-def test_judge_after_schema_lists_the_ids_in_both_dialects() -> None:
+def test_judge_after_schema_is_keyed_by_the_listed_ids_in_both_dialects() -> None:
+    """Each listed id exactly once is said by the shape: an object keyed by the ids, every one
+    required, no other key; the same in strict and in full (issue 27 item 1)."""
     spec = SPECS["judge-after"]
-    strict = _at(spec.json_schema("strict"), "framings")
-    assert strict["items"]["properties"]["id"]["enum"] == ["F1", "F2", "F3"]
-    full = _at(spec.json_schema("full"), "dependencies")
-    assert [p["properties"]["id"]["const"] for p in full["prefixItems"]] == ["D1", "D2"]
-    assert full["minItems"] == full["maxItems"] == 2 and "items" not in full
+    for dialect in ("strict", "full"):
+        framings = _at(spec.json_schema(dialect), "framings")  # type: ignore[arg-type]
+        assert list(framings["properties"]) == framings["required"] == ["F1", "F2", "F3"]
+        assert framings["additionalProperties"] is False
+        assert framings["properties"]["F1"]["enum"] == ["excluded_or_settled", "viable"]
+    empty = _at(SPECS["judge-after-empty"].json_schema("strict"), "dependencies")
+    assert empty["properties"] == {} and empty["required"] == []
 
 
 def test_full_dialect_carries_counts_ids_and_bounds() -> None:
-    jb = judge_before_spec().json_schema("full")
-    assert _at(jb, "framings")["maxItems"] == 5 and _at(jb, "dependencies")["maxItems"] == 8
-    d = SPECS["deliverable-pilot-01-preserve"].json_schema("full")
+    jb = judge_before_spec().json_schema("strict")
+    assert list(_at(jb, "framings")["properties"]) == ["F1", "F2", "F3", "F4", "F5"]
+    assert len(_at(jb, "dependencies")["required"]) == 8
+    assert _at(jb, "framings", "F1")["anyOf"][1] == {"type": "null"}
+    d = SPECS["deliverable-pilot-01-preserve"].json_schema("strict")
     living = _at(d, "open_layer", "living_questions")
-    assert (living["minItems"], living["maxItems"]) == (1, 3)
+    assert list(living["properties"]) == ["Q1", "Q2", "Q3"]
+    assert living["properties"]["Q1"]["type"] == "object"  # compulsory: the first slot
+    assert "anyOf" in living["properties"]["Q2"]  # the rest may stay null
     d2 = SPECS["deliverable-pilot-02-answer"].json_schema("full")
-    assert _at(d2, "open_layer", "living_questions")["minItems"] == 0
+    living2 = _at(d2, "open_layer", "living_questions")
+    assert all("anyOf" in p for p in living2["properties"].values())
     assert _at(d2, "checks")["maxItems"] == 0  # pilot-02: checks run separately
+    d = SPECS["deliverable-pilot-01-preserve"].json_schema("full")
     assert _at(d, "checks")["maxItems"] == 2
     assert _at(d, "checks")["items"]["properties"]["fact_id"]["enum"] == ["r1", "r2"]
     assert _at(d, "actions")["items"]["properties"]["node"]["enum"] == NODES
@@ -118,27 +128,41 @@ def test_full_dialect_carries_counts_ids_and_bounds() -> None:
 
 
 def test_one_source_a_changed_rule_changes_schema_and_validator() -> None:
-    spec = judge_before_spec()
-    three = JudgeBeforeResponse(framings=["a", "b", "c"], dependencies=[])
-    spec.check(three)
-    assert _at(spec.json_schema("full"), "framings")["maxItems"] == 5
-    tighter = spec.with_rule(Rule("framings", max_items=2))
-    assert _at(tighter.json_schema("full"), "framings")["maxItems"] == 2
-    with pytest.raises(ValueError, match="framings: give at most 2"):
-        tighter.check(three)
+    spec = deliverable_spec(
+        node_ids=NODES,
+        focus_id="q1",
+        requirement_ids=[],
+        open_layer_min=1,
+        checks_in_deliverable=False,
+        downgrades_allowed=False,
+        preserve=False,
+    )
+    reply = spec.model.model_validate(random_instance(spec.json_schema("full"), random.Random(2)))
+    data = reply.model_dump()
+    data["open_layer"]["living_questions"] = {
+        "Q1": {"text": "Who printed the pamphlets?", "parent": "q1"},
+        "Q2": None,
+        "Q3": None,
+    }
+    one = spec.model.model_validate(data)
+    spec.check(one)
+    tighter = spec.with_rule(Rule("open_layer.living_questions", min_items=2, max_items=3))
+    living = _at(tighter.json_schema("strict"), "open_layer", "living_questions")
+    assert [("anyOf" in p) for p in living["properties"].values()] == [False, False, True]
+    with pytest.raises(ValueError, match="living_questions: give at least 2"):
+        tighter.check(one)
 
 
 def test_one_source_judge_after_ids() -> None:
     before = JudgeBeforeResponse(framings=["a"], dependencies=[])
     spec = judge_after_spec(before)
-    reply = JudgeAfterResponse.model_validate(
+    reply = spec.model.model_validate({"framings": {"F1": "viable"}, "dependencies": {}})
+    spec.check(reply)
+    assert spec.record(reply) == JudgeAfterResponse.model_validate(
         {"framings": [{"id": "F1", "verdict": "viable"}], "dependencies": []}
     )
-    spec.check(reply)
     changed = spec.with_rule(Rule("framings", exact_ids=("F7",)))
-    assert _at(changed.json_schema("strict"), "framings")["items"]["properties"]["id"]["enum"] == [
-        "F7"
-    ]
+    assert _at(changed.json_schema("strict"), "framings")["required"] == ["F7"]
     with pytest.raises(ValueError, match="F7"):
         changed.check(reply)
 
@@ -153,7 +177,7 @@ def test_open_layer_bound_is_enforced_and_ids_are_guidance() -> None:
         random_instance(relaxed.json_schema("full"), random.Random(1))
     )
     data = reply.model_dump()
-    data["open_layer"]["living_questions"] = []
+    data["open_layer"]["living_questions"] = {"Q1": None, "Q2": None, "Q3": None}
     empty = spec.model.model_validate(data)
     relaxed.check(empty)
     with pytest.raises(ValueError, match="at least 1"):
@@ -177,18 +201,24 @@ def test_a_compulsory_open_layer_of_blank_questions_is_refused() -> None:
     compulsory open layer, in the validator (blanks do not count)."""
     spec = SPECS["deliverable-pilot-01-preserve"]
     schema = spec.json_schema("full")
-    living = _at(schema, "open_layer", "living_questions")["items"]
+    living = _at(schema, "open_layer", "living_questions", "Q1")
     assert living["properties"]["text"]["minLength"] >= 8
     new = _at(schema, "new_questions")["items"]
     assert new["properties"]["text"]["minLength"] >= 8
     assert "minLength" not in json.dumps(spec.json_schema("strict"))
     data = spec.model.model_validate(random_instance(schema, random.Random(3))).model_dump()
     for text, problem in (("", "blank"), ("   \n        ", "blank"), ("why?", "at least 8")):
-        data["open_layer"]["living_questions"] = [{"text": text, "parent": "q1"}]
-        with pytest.raises(ValueError, match=f"living_questions.0..text: {problem}"):
+        data["open_layer"]["living_questions"] = _slots({"text": text, "parent": "q1"})
+        with pytest.raises(ValueError, match=f"living_questions.Q1.text: {problem}"):
             spec.check(spec.model.model_validate(data))
-    data["open_layer"]["living_questions"] = [{"text": "Who printed them?", "parent": "q1"}]
+    data["open_layer"]["living_questions"] = _slots({"text": "Who printed them?", "parent": "q1"})
     spec.check(spec.model.model_validate(data))
     optional = SPECS["deliverable-pilot-02-answer"]  # an optional layer may stay empty
-    data["open_layer"]["living_questions"] = []
+    data["open_layer"]["living_questions"] = _slots()
     optional.check(optional.model.model_validate(data))
+
+
+def _slots(*questions: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"Q1": None, "Q2": None, "Q3": None}
+    out.update({f"Q{i}": q for i, q in enumerate(questions, start=1)})
+    return out

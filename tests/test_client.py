@@ -8,13 +8,14 @@ import pytest
 from pydantic import BaseModel
 
 from curiosity_tui.errors import CuriosityError
+from curiosity_tui.modelio.chat_call import render_messages
 from curiosity_tui.modelio.client import (
     CallRecord,
     ModelCallError,
     ModelClient,
     ModelConfigError,
-    render_messages,
 )
+from curiosity_tui.modelio.schema_text import schema_text
 from curiosity_tui.offline.scripted_server import Script, ScriptedServer, ScriptRule
 from curiosity_tui.protocol.schemas import (
     JudgeAfterResponse,
@@ -346,7 +347,8 @@ async def test_fallback_to_json_object(servers):
     assert [m["role"] for m in sent] == ["system", "user"]
     last = sent[-1]
     assert last["content"].startswith("Q?") and "JSON schema" in last["content"]
-    assert json.dumps(JudgeBeforeResponse.model_json_schema(), sort_keys=True) in last["content"]
+    # the schema as a model reads it: compact (issue 27 item 7)
+    assert schema_text(JudgeBeforeResponse.model_json_schema()) in last["content"]
 
 
 async def test_markup_and_control_characters_come_back_verbatim(servers):

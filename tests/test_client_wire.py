@@ -53,11 +53,11 @@ def _client(server: ScriptedServer, **kw: Any) -> ModelClient:
 
 
 async def _structured(client: ModelClient, **kw: Any) -> None:
+    kw.setdefault("schema", JudgeBeforeResponse)
     await client.structured(
         kind="judge-before",
         session=2,
         messages=MSGS,
-        schema=JudgeBeforeResponse,
         max_tokens=300,
         internal=True,
         **kw,
@@ -81,7 +81,11 @@ async def _wire_schema(client: ModelClient) -> None:
     spec = judge_before_spec()
     for dialect in ("strict", "full"):
         await _structured(
-            client, validator=spec.check, wire_schema=spec.json_schema(dialect), dialect=dialect
+            client,
+            schema=spec.model,
+            validator=spec.check,
+            wire_schema=spec.json_schema(dialect),
+            dialect=dialect,
         )
 
 

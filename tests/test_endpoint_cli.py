@@ -50,7 +50,7 @@ def test_check_names_missing_embeddings_and_the_workaround(server_with, capsys):
     assert "embeddings minilm: missing (HTTP 501" in out
     assert "--embedding-fallback offline" in out and "a run would stop before session 1" in out
     assert "context    4096 tokens (props)" in out
-    assert "schemas    full dialect" in out
+    assert "schemas    full dialect: the server enforces item counts" in out
     code = main(["endpoint", "check", *endpoint(server), "--json"])
     record = json.loads(capsys.readouterr().out)
     assert code == 0 and record["problems"] == []
@@ -67,7 +67,9 @@ def test_run_with_embedding_model_refuses_before_session_1(server_with, tmp_path
     assert len(err) == 1 and "no embeddings for e5" in err[0]
     assert "--embedding-fallback offline" in err[0]
     assert (tmp_path / "run-C+cur" / "journal.jsonl").read_bytes() == before  # nothing run
-    assert not [r for r in server.requests if r.kind not in ("probe", "embeddings")]
+    assert not [
+        r for r in server.requests if r.kind not in ("probe", "probe-sampling", "embeddings")
+    ]
 
 
 def test_offline_fallback_is_named_on_every_similarity_figure(server_with, tmp_path):

@@ -43,7 +43,8 @@ async def test_llama_server_like_endpoint(servers):
     client = client_for(server)
     caps = await prepare_endpoint(client, EndpointOptions(embedding_model="minilm"))
     assert caps.server == "llama.cpp"
-    assert [(t.format, t.outcome) for t in caps.trials] == [("json_schema", "honoured")]
+    assert [(t.format, t.outcome) for t in caps.trials] == [("json_schema", "honoured")] * 2
+    assert caps.trials[1].detail.startswith("dialect full: the server enforces item counts")
     assert caps.response_format == "json_schema"
     assert (caps.context_window, caps.context_source, caps.slots) == (2048, "props", 1)
     assert caps.embeddings == "served" and caps.embedder == "endpoint:minilm"
@@ -60,13 +61,15 @@ async def test_json_schema_500_negotiates_json_object(servers):
     assert [(t.format, t.outcome) for t in caps.trials] == [
         ("json_schema", "refused"),
         ("json_object", "honoured"),  # with response_format.schema: enforced (its enum value)
+        ("json_object", "unconstrained"),  # the dialect trial: counts not followed, so strict
     ]
     assert "HTTP 500" in caps.trials[0].detail
     assert caps.trials[1].detail.startswith("schema enforced")
     assert caps.response_format == "json_object" and client.response_format == "json_object"
     assert caps.json_object_schema and client.json_object_schema
     assert "json_object+schema" in caps.summary()
-    assert len([r for r in server.requests if r.kind == "probe"]) == 2  # the 500 not retried
+    assert caps.schema_dialect == "strict" and "dialect strict" in caps.trials[2].detail
+    assert len([r for r in server.requests if r.kind == "probe"]) == 3  # the 500 not retried
 
 
 async def test_json_object_carries_the_schema_only_where_the_server_enforces_it(servers):
@@ -205,6 +208,30 @@ async def test_probe_picks_the_schema_dialect_the_server_accepts(servers):
     assert "schema full" in llama.summary()
     hosted = await probe_endpoint(client_for(servers()), EndpointOptions())
     assert (hosted.response_format, hosted.schema_dialect) == ("json_schema", "strict")
+    # llama-cpp-python: 500 for json_schema, a grammar from json_object's schema, counts kept
     refusing = servers(llama_props=True, supports_json_schema=False, json_schema_status=500)
     fallback = await probe_endpoint(client_for(refusing), EndpointOptions())
-    assert (fallback.response_format, fallback.schema_dialect) == ("json_object", "strict")
+    assert (fallback.response_format, fallback.schema_dialect) == ("json_object", "full")
+    prompt = await probe_endpoint(client_for(servers()), EndpointOptions(response_format="prompt"))
+    assert (prompt.response_format, prompt.schema_dialect) == ("prompt", "strict")
+    assert [t.format for t in prompt.trials] == ["prompt"]  # no schema carried: no trial
+
+
+async def test_a_server_refusing_a_full_keyword_is_retried_as_strict(tmp_path):
+    """Issue 27 item 6: a hosted endpoint that answers the dialect trial with a 400 naming a
+    keyword gets the strict dialect, and the record and ``endpoint check`` say why."""
+    from curiosity_tui.cli.endpoint_cmds import _lines
+    from tests.schema_server import SchemaServer
+
+    with SchemaServer("strict-hosted") as server:
+        client = ModelClient(base_url=server.base_url, api_key="k", model="m", timeout_s=30)
+        caps = await probe_endpoint(client, EndpointOptions())
+        await client.aclose()
+    assert [(t.format, t.outcome) for t in caps.trials] == [
+        ("json_schema", "honoured"),
+        ("json_schema", "refused"),
+    ]
+    assert caps.schema_dialect == "strict" and server.refusals == {"minItems": 1}
+    assert "'minItems' is not permitted" in caps.trials[1].detail
+    line = next(x for x in _lines(caps) if x.startswith("schemas"))
+    assert line.startswith("schemas    strict dialect: the server refuses the full dialect")

@@ -9,7 +9,7 @@ import json
 import random
 from typing import Any
 
-from curiosity_tui.modelio.client import _longest_string, parse_json_object
+from curiosity_tui.modelio.json_reply import longest_string, parse_json_object
 from curiosity_tui.textsafe import replace_unstorable_in, replace_unstorable_in_json
 
 #: pieces of JSON string text: plain, escaped, surrogate escapes of both cases, a pair and a
@@ -131,5 +131,5 @@ def test_a_skipped_walk_returns_the_value_itself() -> None:
 
 def test_no_parsed_string_is_longer_than_its_text() -> None:
     for text, parsed in _objects(TEXTS):
-        assert _longest_string(parsed) <= len(text), ascii(text)
-    assert _longest_string(parse_json_object('{"a": "' + "y" * 50 + '"}')) == 50
+        assert longest_string(parsed) <= len(text), ascii(text)
+    assert longest_string(parse_json_object('{"a": "' + "y" * 50 + '"}')) == 50

@@ -172,4 +172,5 @@ def test_signature_of_reads_conditions_and_living_questions() -> None:
     assert [q.id for q in sig.living] == ["q2", "q10"]
     assert [f.id for f in sig.required_facts] == ["q1.r1", "q2.r1"]
     assert sig.required_actions == ["read"] and sig.closure_tests == ["when"]
-    assert "asks: Grandchild?" in sig.as_text() and "Closed child?" not in sig.as_text()
+    # the parts alone, one a line, no labels (decision 421)
+    assert sig.as_text() == "Root?\na fact\nchild fact\nread\nwhen\nChild?\nGrandchild?"

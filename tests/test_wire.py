@@ -1,19 +1,17 @@
 """modelio/wire.py: the reply read from parsed JSON equals openai's ChatCompletion reading on
-varied replies (well-formed and not), and coalesced writes send the same bytes once."""
+varied replies (well-formed and not); the client's connections are kept alive."""
 
 from __future__ import annotations
 
 import copy
 import json
-import socket
 from typing import Any
 
-import openai
 import pytest
 from openai._models import construct_type
 from openai.types.chat import ChatCompletion
 
-from curiosity_tui.modelio import wire
+from curiosity_tui.modelio import ratelimit, wire
 from curiosity_tui.modelio.client import ModelClient
 from curiosity_tui.offline.scripted_server import Script, ScriptedServer, ScriptRule
 
@@ -116,73 +114,34 @@ def test_the_fast_reading_equals_openais_on_every_shape(value: Any) -> None:
 
 
 def test_a_well_formed_reply_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    def no(**kw: Any) -> Any:
-        raise AssertionError("construct_type called for a well-formed reply")
+    def no(value: Any) -> Any:
+        raise AssertionError("a ChatCompletion built for a well-formed reply")
 
-    monkeypatch.setattr("openai._models.construct_type", no)
+    monkeypatch.setattr(wire, "chat_completion_of", no)
     fields = wire.reply_fields_of_json(copy.deepcopy(GOOD))
     assert fields == wire.ReplyFields("hi ü", None, "stop", 12, 3)
 
 
-class _Inner:
-    def __init__(self, fail: bool = False) -> None:
-        self.writes: list[bytes] = []
-        self.reads = 0
-        self.fail = fail
-        self.sock_a, self.sock_b = socket.socketpair()
-
-    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        if self.fail:
-            raise OSError("broken")
-        self.writes.append(buffer)
-
-    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        self.reads += 1
-        return b"HTTP/1.1 200 OK\r\n"
-
-    async def aclose(self) -> None:
-        self.sock_a.close()
-        self.sock_b.close()
-
-    def get_extra_info(self, info: str) -> Any:
-        return self.sock_a if info == "socket" else f"inner:{info}"
+def test_an_odd_reply_is_built_by_openais_public_construction() -> None:
+    odd = _variant(["choices", 0, "finish_reason"], 3)
+    built = wire.chat_completion_of(copy.deepcopy(odd))
+    assert isinstance(built, ChatCompletion)
+    assert built.choices[0].message.content == "hi ü" and built.choices[0].finish_reason == 3
+    assert wire.chat_completion_of(17) == 17
+    assert [type(x) for x in wire.chat_completion_of([GOOD, 1])] == [ChatCompletion, int]
 
 
-def _readable(sock: socket.socket) -> bool:
-    try:
-        sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
-    except BlockingIOError:
-        return False
-    return True
+async def test_one_keep_alive_connection_serves_successive_calls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The client is built with httpx's public event hooks (the rate limiter's); a response
+    hook sees each reply's connection through httpx's public ``network_stream`` extension."""
+    ports: list[Any] = []
 
+    async def on_response(response: Any) -> None:
+        ports.append(response.extensions["network_stream"].get_extra_info("client_addr"))
 
-async def test_writes_wait_for_the_read_and_go_as_one() -> None:
-    inner = _Inner()
-    stream = wire._CoalescingStream(inner, OSError, _readable)
-    await stream.write(b"POST / HTTP/1.1\r\n\r\n")
-    await stream.write(b"")
-    await stream.write(b'{"a": 1}')
-    assert inner.writes == []
-    assert await stream.read(100) == b"HTTP/1.1 200 OK\r\n"
-    assert inner.writes == [b'POST / HTTP/1.1\r\n\r\n{"a": 1}']
-    await stream.read(100)
-    assert inner.writes == [b'POST / HTTP/1.1\r\n\r\n{"a": 1}'] and inner.reads == 2
-    assert stream.get_extra_info("is_readable") is False
-    inner.sock_b.sendall(b"x")
-    assert stream.get_extra_info("is_readable") is True
-    assert stream.get_extra_info("client_addr") == "inner:client_addr"
-    await stream.aclose()
-
-
-async def test_a_failed_write_is_left_to_the_read_as_httpcore_does() -> None:
-    inner = _Inner(fail=True)
-    stream = wire._CoalescingStream(inner, OSError, _readable)
-    await stream.write(b"GET / HTTP/1.1\r\n\r\n")
-    assert await stream.read(10) == b"HTTP/1.1 200 OK\r\n" and inner.reads == 1
-    await stream.aclose()
-
-
-async def test_the_client_pool_is_wrapped_once_and_connections_are_reused() -> None:
+    monkeypatch.setattr(ratelimit, "event_hooks", lambda: {"response": [on_response]})
     script = Script(rules=[ScriptRule(kind="answer", reply="ok")])
     with ScriptedServer(script) as server:
         client = ModelClient(base_url=server.base_url, api_key="sk-x", model="m")
@@ -196,18 +155,6 @@ async def test_the_client_pool_is_wrapped_once_and_connections_are_reused() -> N
                     internal=True,
                 )
                 assert text == "ok"
-            oa = client._client()
-            pool = oa._client._transport._pool
-            assert isinstance(pool._network_backend, wire._CoalescingBackend)
-            assert wire.coalesce_writes(oa) is False  # already wrapped
-            assert len(pool.connections) == 1  # one keep-alive connection served all three
         finally:
             await client.aclose()
-
-
-def test_an_unexpected_client_is_left_alone() -> None:
-    class Bare:
-        pass
-
-    assert wire.coalesce_writes(Bare()) is False
-    assert wire.coalesce_writes(openai) is False
+    assert len(ports) == 3 and len(set(ports)) == 1  # one connection served all three

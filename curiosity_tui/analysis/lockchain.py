@@ -17,14 +17,23 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 
-from curiosity_tui.analysis.plan import load_plan
+from curiosity_tui.analysis.plan import PlanError, load_plan
 from curiosity_tui.analysis.registry import Registry
 from curiosity_tui.analysis.runstamps import RunStamp, earliest, scan_stamps
 from curiosity_tui.atomic import append_line_durable
 from curiosity_tui.clock import utc_now_seconds
 from curiosity_tui.errors import InputError
+from curiosity_tui.provenance import Provenance
+from curiosity_tui.provenance import current_dict as current_provenance_dict
 from curiosity_tui.textfiles import utf8_lines
 
 CHAIN_FILE = "prereg.jsonl"
@@ -55,6 +64,19 @@ class LockEntry(BaseModel):
     plan_text: str
     prev: str
     hash: str
+    #: the plan's design analysis (``plan power --out``), locked with it; absent (None) on
+    #: entries without one, and then left out of the hashed body (decision 426)
+    design: dict[str, Any] | None = None
+    #: what wrote the entry (issue 23.3); in the hashed content, left out while unset so that
+    #: entries written before it hash as they did
+    provenance: Provenance | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if out.get("provenance", 0) is None:
+            del out["provenance"]
+        return out
 
     def short(self) -> str:
         return self.hash[:12]
@@ -69,6 +91,8 @@ class ChainReport(BaseModel):
     #: runs found beside the chain and checked against it (``prereg verify``)
     runs_checked: int = 0
     chronology_problems: list[str] = Field(default_factory=list)
+    #: runs re-created after the pilot that ran them finished (notes: the reviewer decides)
+    run_notes: list[str] = Field(default_factory=list)
 
 
 def sha256_text(text: str) -> str:
@@ -76,7 +100,7 @@ def sha256_text(text: str) -> str:
 
 
 def entry_hash(fields: dict[str, Any]) -> str:
-    body = {k: v for k, v in fields.items() if k != "hash"}
+    body = {k: v for k, v in fields.items() if k != "hash" and not (k == "design" and v is None)}
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256((body["prev"] + canonical).encode("utf-8")).hexdigest()
 
@@ -177,35 +201,32 @@ def lock(
     registry: Registry | None = None,
     ts: str | None = None,
     runs_dir: Path | None = None,
+    warn_only: bool = False,
+    design: Path | None = None,
 ) -> LockEntry:
     """Validate the plan and append it to the chain. Returns the new entry.
 
     Refused when the stage is earlier than the chain's, or no later than the runs that
     already exist (in ``runs_dir``, default the chain's directory): ``before-runs`` after
     any run, or a stage the existing runs were already created under."""
+    from curiosity_tui.analysis.plan_checks import refuse_unproducible
+
     plan_path = Path(plan_path)
     stage_rank(stage)
-    _, text = load_plan(plan_path, registry=registry)  # refuses open rules, unknown names
+    plan, text = load_plan(plan_path, registry=registry)  # refuses open rules, unknown names
+    if not warn_only:  # the plan must be able to produce its pack and metrics (decision 441)
+        refuse_unproducible(plan, str(plan_path), base=plan_path.parent)
+    if len(plan.comparisons) >= 2 and plan.family is None:
+        raise PlanError(
+            f"{plan_path}: {len(plan.comparisons)} [[comparisons]] and no family: declare how "
+            'they are read as a family (family = "none", "holm", "bonferroni" or "bh")'
+        )
+    analysis = _read_design(Path(design), plan.name) if design is not None else None
     chain_path = Path(chain_path) if chain_path else plan_path.parent / CHAIN_FILE
     with _locked(chain_path):
         entries = load_verified_chain(chain_path)
         refuse_after_runs(stage, scan_stamps(Path(runs_dir) if runs_dir else chain_path.parent))
-        if entries:
-            last = entries[-1]
-            if stage_rank(stage) < stage_rank(last.stage):
-                raise ChainError(
-                    f"{chain_path}: stage {stage!r} would go back in time: seq {last.seq} is "
-                    f"already at {last.stage!r}; stages only move forward"
-                )
-            if not reason.strip():
-                raise ChainError(
-                    f"{chain_path}: an amendment (seq {last.seq + 1}) needs --reason: "
-                    "say what changed and what was known when it changed"
-                )
-            if last.stage == stage and last.plan_sha256 == sha256_text(text):
-                raise ChainError(
-                    f"{chain_path}: this plan is already locked at {stage!r} (seq {last.seq})"
-                )
+        refuse_amendment(entries, stage, reason, sha256_text(text), chain_path)
         prev = entries[-1].hash if entries else GENESIS
         fields: dict[str, Any] = {
             "seq": len(entries) + 1,
@@ -216,12 +237,55 @@ def lock(
             "plan_text": text,
             "prev": prev,
             "hash": "",
+            "provenance": current_provenance_dict(),
         }
+        if analysis is not None:
+            fields["design"] = analysis
         fields["hash"] = entry_hash(fields)
         entry = LockEntry.model_validate(fields)
-        line = json.dumps(entry.model_dump(), ensure_ascii=False, sort_keys=True) + "\n"
+        dumped = entry.model_dump(exclude={"design"} if analysis is None else None)
+        line = json.dumps(dumped, ensure_ascii=False, sort_keys=True) + "\n"
         append_line_durable(chain_path, line.encode("utf-8"))
     return entry
+
+
+def refuse_amendment(
+    entries: list[LockEntry], stage: str, reason: str, plan_sha256: str, chain_path: Path
+) -> None:
+    """:class:`ChainError` when a lock after ``entries`` would go back a stage, amend
+    without a reason, or repeat the last lock."""
+    if not entries:
+        return
+    last = entries[-1]
+    if stage_rank(stage) < stage_rank(last.stage):
+        raise ChainError(
+            f"{chain_path}: stage {stage!r} would go back in time: seq {last.seq} is "
+            f"already at {last.stage!r}; stages only move forward"
+        )
+    if not reason.strip():
+        raise ChainError(
+            f"{chain_path}: an amendment (seq {last.seq + 1}) needs --reason: "
+            "say what changed and what was known when it changed"
+        )
+    if last.stage == stage and last.plan_sha256 == plan_sha256:
+        raise ChainError(f"{chain_path}: this plan is already locked at {stage!r} (seq {last.seq})")
+
+
+def _read_design(path: Path, plan_name: str) -> dict[str, Any]:
+    """A design analysis written by ``plan power --out`` for this plan, as a JSON object."""
+    from curiosity_tui.analysis.power import DesignAnalysis
+
+    try:
+        da = DesignAnalysis.model_validate_json(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise PlanError(f"{path}: cannot read the design analysis: {err.strerror}") from err
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise PlanError(f"{path}: not a design analysis: {where}: {first['msg']}") from None
+    if da.plan != plan_name:
+        raise PlanError(f"{path}: a design analysis of plan {da.plan!r}, not {plan_name!r}")
+    return da.model_dump(mode="json")
 
 
 def refuse_after_runs(stage: str, stamps: list[RunStamp]) -> None:
@@ -256,13 +320,19 @@ def refuse_after_runs(stage: str, stamps: list[RunStamp]) -> None:
 
 
 def find_chain(run_dir: Path) -> Path | None:
-    """``prereg.jsonl`` in ``run_dir`` or its parent (a ledger dir inside a pilot dir)."""
+    """``prereg.jsonl`` in ``run_dir`` or its parent (a ledger dir inside a pilot dir), or in
+    the study folder two levels up (``STUDY/runs/<pilot>``, decision 445)."""
+    from curiosity_tui.analysis.study import is_study
+
     run_dir = Path(run_dir)
     if run_dir.is_file() and run_dir.name == CHAIN_FILE:
         return run_dir
     for d in (run_dir, run_dir.parent):
         if (d / CHAIN_FILE).is_file():
             return d / CHAIN_FILE
+    for study in (run_dir.parent.parent, run_dir.parent.parent.parent):
+        if is_study(study) and (study / CHAIN_FILE).is_file():
+            return study / CHAIN_FILE
     return None
 
 

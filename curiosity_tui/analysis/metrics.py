@@ -146,6 +146,11 @@ def preserve_share(run: RunData) -> float | None:
 # ----------------------------------------------------------------------- progression (§4)
 
 
+#: the sessions progression is measured over (report §4: "sessions 2-5 — the range used
+#: throughout for progression, since session 1 has no prior questions to act on")
+PROGRESSION_SESSIONS = range(2, 6)
+
+
 def _forced(s: RunSession) -> bool:
     return s.focus is not None or s.counts.forced_focus
 
@@ -153,7 +158,7 @@ def _forced(s: RunSession) -> bool:
 def _progression(run: RunData, *, raw: bool) -> float | None:
     shares: list[float] = []
     for s in run.committed_sessions():
-        if s.session < 2:
+        if s.session not in PROGRESSION_SESSIONS:
             continue
         actions = s.counts.voluntary_actions
         if raw:
@@ -169,9 +174,10 @@ def _progression(run: RunData, *, raw: bool) -> float | None:
     "voluntary_progression",
     definition="per session, voluntary_actions / (voluntary_actions + new_questions), where "
     "the automatically resurfaced focus and dependency checks are excluded from both terms; "
-    "sessions 2-5; averaged within a run, then across runs",
+    "sessions 2-5 (the report's range, also on longer runs); averaged within a run, then "
+    "across runs",
     unit="share",
-    denominator="sessions 2.. with a nonzero denominator; mean within run, then over runs",
+    denominator="sessions 2-5 with a nonzero denominator; mean within run, then over runs",
     structural=False,
     higher_is_better=True,
     group="progression",
@@ -183,9 +189,9 @@ def voluntary_progression(run: RunData) -> float | None:
 @register(
     "voluntary_progression_raw",
     definition="as voluntary_progression, counted raw: the forced focus and dependency "
-    "checks included in both terms",
+    "checks included in both terms; sessions 2-5",
     unit="share",
-    denominator="sessions 2.. with a nonzero denominator; mean within run, then over runs",
+    denominator="sessions 2-5 with a nonzero denominator; mean within run, then over runs",
     structural=False,
     higher_is_better=True,
     group="progression",

@@ -30,9 +30,15 @@ from curiosity_tui.analysis.registry import NAME_RE, Registry, default_registry
 from curiosity_tui.analysis.rundata import CELL_SEP
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger.models import ContractName
+from curiosity_tui.ledger.sampling_record import SamplingTable
 from curiosity_tui.runs.relay import RelayPlan
 
-RULE_KINDS = ("any_metric_beats_in_all", "all_metrics_beat_in_all")
+RULE_KINDS = (
+    "any_metric_beats_in_all",
+    "all_metrics_beat_in_all",
+    "any_metric_interval_beats_in_all",
+    "all_metrics_interval_beat_in_all",
+)
 #: words that name a category of metrics instead of metrics: they would open the set
 OPENING_WORDS = frozenset(
     {"all", "any", "every", "structural", "bookkeeping", "others", "other", "etc", "rest"}
@@ -67,11 +73,19 @@ class DecisionRule(BaseModel):
     treatment beating its control (by more than ``margin``, in the metric's direction).
     The same metric must carry every pair ("retains that advantage").
     ``all_metrics_beat_in_all``: every listed metric must do so.
+    ``any_metric_interval_beats_in_all`` / ``all_metrics_interval_beat_in_all``: the same, but
+    a pair beats only when the plan's (1 - alpha) bootstrap interval of its advantage lies
+    above the margin (:mod:`curiosity_tui.analysis.interval_rule`, decision 423).
     """
 
     model_config = ConfigDict(extra="forbid")
 
-    kind: Literal["any_metric_beats_in_all", "all_metrics_beat_in_all"]
+    kind: Literal[
+        "any_metric_beats_in_all",
+        "all_metrics_beat_in_all",
+        "any_metric_interval_beats_in_all",
+        "all_metrics_interval_beat_in_all",
+    ]
     pairs: list[tuple[str, str]] = Field(min_length=1)
     treatment: list[str] | None = None
     control: list[str] | None = None
@@ -110,6 +124,27 @@ class Arm(BaseModel):
     seed_question: str | None = Field(None, min_length=1)  # default: the plan's
 
 
+class PackPlan(BaseModel):
+    """The blind pack the plan will build (decision 441): which two sessions each item shows
+    (``pack build --sessions``) and the rating scheme. ``prereg lock`` checks both against
+    the plan before any run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sessions: str = "1,last"
+    scheme: str = Field("pilot-02", min_length=1)
+
+    @field_validator("sessions")
+    @classmethod
+    def _pick(cls, v: str) -> str:
+        from curiosity_tui.packs.session_pick import parse_session_pick
+
+        try:
+            return parse_session_pick(v, where="pack.sessions").spec()
+        except InputError as err:
+            raise ValueError(str(err).removeprefix("pack.sessions: ")) from None
+
+
 class Comparison(BaseModel):
     """A further locked comparison of the plan (decision 241): its own closed metric set and
     decision rule, over the plan's arms; reported beside the headline verdict, never merged
@@ -136,6 +171,18 @@ class PilotPlan(BaseModel):
     metrics: list[str] = Field(min_length=1)
     aggregation: Literal["mean", "median"] = "mean"
     rule: DecisionRule
+    #: the error rate of the interval rules and of the family (decisions 423, 424): every
+    #: interval the verdict prints is two-sided at 1 - alpha
+    alpha: float = Field(0.05, gt=0.0, lt=0.5, allow_inf_nan=False)
+    #: how the bootstrap-by-run interval is read off the draws
+    interval_method: Literal["percentile", "basic"] = "percentile"
+    #: how several [[comparisons]] are read as a family; None = not declared (plans locked
+    #: before issue 24 read as "none"; `prereg lock` refuses a new plan with two or more
+    #: comparisons that does not declare it)
+    family: Literal["none", "holm", "bonferroni", "bh"] | None = None
+    #: ratings saved in less time on their item than this are flagged in the report's rating
+    #: section (decision 427); None = no minimum
+    min_seconds_per_item: float | None = Field(None, gt=0.0, allow_inf_nan=False)
     #: one contract for every run (default pilot-02) …
     contract: ContractName | None = None
     #: … or a comparison axis (decision 232): every configuration runs under each, and the
@@ -151,6 +198,14 @@ class PilotPlan(BaseModel):
     notes: str = ""
     #: which mind takes each session of every run (runs/relay.py); models only in a pilot
     relay: RelayPlan | None = None
+    #: temperature, top_p, seed and stop per call group (issue 23.1); None = the protocol's
+    #: defaults (ledger/sampling_record.py, docs/model-io.md)
+    sampling: SamplingTable | None = None
+    #: the model file the server runs (a path on the machine that runs the pilot): its sha256
+    #: goes into every run's endpoint record (issue 23.2); ``--model-file`` wins
+    model_file: str | None = Field(None, min_length=1)
+    #: the blind pack the plan will build; checked at lock time (decision 441)
+    pack: PackPlan | None = None
 
     @field_validator("name")
     @classmethod

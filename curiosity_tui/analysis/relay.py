@@ -1,10 +1,15 @@
 """Drift and survival across a relay's handovers (issue 15; docs/protocol.md §Relay).
 
 For each committed session t of a run, with S(t) the root question's signature after session t
-(:mod:`curiosity_tui.analysis.signature`; S(0): before session 1), all embedded in one call:
+(:mod:`curiosity_tui.analysis.signature`; S(0): before session 1) and H(t) the signature of the
+state session t was handed (S(t - 1), or the curator's snapshot when a curator acted between
+the sessions: the curator's changes enter neither drift, decision 223):
 
-* **drift at session t** = 1 - cosine(S(t - 1), S(t)): how far the session moved the question;
-* **survival at session t** = of the required facts and living questions in S(t - 1), the
+* **drift at session t** = 1 - cosine(H(t), S(t)) (:func:`pair_drift`: the pair embedded in a
+  call of its own, so drift depends on the two states alone and the step and total drifts of
+  one pair agree; undefined, with its reason, when a signature is empty: arms A and B have no
+  root question; decision 421);
+* **survival at session t** = of the required facts and living questions in H(t), the
   share still in S(t), each either by id or by similarity: its text has cosine >=
   :data:`SURVIVAL_THRESHOLD` with an item of the same kind in S(t) (a required fact counts
   against required facts, a living question against living questions);
@@ -52,10 +57,11 @@ class Handover:
     mind: str  # "model:<name>@<endpoint>" or "human:<name>"
     transition: str  # one of TRANSITIONS, "human_to_human", or "first" (session 1)
     focus: str | None
-    drift: float
+    drift: float | None  # None: undefined, and drift_undefined says why
     survived: int
     survived_by_id: int
     carried: int  # items (required facts + living questions) present before the session
+    drift_undefined: str | None = None
 
     @property
     def survival(self) -> float | None:
@@ -96,11 +102,22 @@ def _survivors(
     return by_id + by_sim, by_id
 
 
-def _texts(sigs: Sequence[QuestionSignature]) -> list[str]:
-    out = [s.as_text() for s in sigs]
-    for s in sigs:
-        out += [f.text for f in s.required_facts] + [q.text for q in s.living]
-    return out
+def pair_drift(
+    before: QuestionSignature, after: QuestionSignature, embedder: Embedder | None = None
+) -> tuple[float | None, str | None]:
+    """(1 - cosine of the two signatures' texts, None), or (None, why it is undefined).
+
+    The one definition of drift (decision 421): the two texts are embedded in one call of
+    their own, so the figure depends on the pair of states alone; a step drift and a total
+    drift over the same pair are the same number."""
+    reason = before.undefined_reason() or after.undefined_reason()
+    if reason is not None:
+        return None, reason
+    vecs = np.asarray((embedder or DEFAULT_EMBEDDER).embed([before.as_text(), after.as_text()]))
+    if not (np.any(vecs[0]) and np.any(vecs[1])):
+        return None, "the embedder gives a signature no vector (all zero)"
+    with one_blas_thread():
+        return float(1.0 - np.clip(vecs[0] @ vecs[1], -1.0, 1.0)), None
 
 
 def handovers(run: RunData, embedder: Embedder | None = None) -> list[Handover]:
@@ -109,38 +126,47 @@ def handovers(run: RunData, embedder: Embedder | None = None) -> list[Handover]:
     sigs = sorted(run.signatures, key=lambda s: s.session)
     if len(sigs) < 2:
         return []
-    texts = _texts(sigs)
-    vecs = np.asarray(emb.embed(texts))
-    n = len(sigs)
-    spans: list[tuple[int, int, int]] = []  # per signature: facts start, living start, end
-    pos = n
-    for s in sigs:
-        spans.append(
-            (pos, pos + len(s.required_facts), pos + len(s.required_facts) + len(s.living))
-        )
-        pos = spans[-1][2]
+    handed = {s.session: s for s in run.handed}
     sessions = {s.session: s for s in run.committed_sessions()}
     out: list[Handover] = []
-    with one_blas_thread():
-        for k in range(1, n):
-            out.append(_handover(run, sigs, spans, vecs, k, sessions))
+    for k in range(1, len(sigs)):
+        before = handed.get(sigs[k].session, sigs[k - 1])
+        out.append(_handover(run, before, sigs[k], sigs[k - 1].session, emb, sessions))
     return out
+
+
+def _carried(
+    before: QuestionSignature, after: QuestionSignature, emb: Embedder
+) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(survived, by id) of the required facts and of the living questions handed over,
+    their texts embedded in one call of the handover's own."""
+    groups = (before.required_facts, after.required_facts, before.living, after.living)
+    texts = [it.text for g in groups for it in g]
+    if not texts:
+        return (0, 0), (0, 0)
+    vecs = np.asarray(emb.embed(texts))
+    bounds = np.cumsum([0, *(len(g) for g in groups)])
+    part = [vecs[bounds[i] : bounds[i + 1]] for i in range(4)]
+    with one_blas_thread():
+        facts = _survivors(groups[0], groups[1], part[0] @ part[1].T)
+        living = _survivors(groups[2], groups[3], part[2] @ part[3].T)
+    return facts, living
 
 
 def _handover(
     run: RunData,
-    sigs: Sequence[QuestionSignature],
-    spans: Sequence[tuple[int, int, int]],
-    vecs: np.ndarray,
-    k: int,
+    before: QuestionSignature,
+    after: QuestionSignature,
+    prev_session: int,
+    emb: Embedder,
     sessions: dict[int, Any],
 ) -> Handover:
-    before, after = sigs[k - 1], sigs[k]
-    (fb, lb, eb), (fa, la, ea) = spans[k - 1], spans[k]
-    facts = _survivors(before.required_facts, after.required_facts, vecs[fb:lb] @ vecs[fa:la].T)
-    living = _survivors(before.living, after.living, vecs[lb:eb] @ vecs[la:ea].T)
+    """Session ``after.session`` against ``before``: the state it was handed (after any
+    curator; decision 223), or S(0) for session 1."""
+    facts, living = _carried(before, after, emb)
+    drift, why = pair_drift(before, after, emb)
     rec = sessions.get(after.session)
-    prev = sessions.get(before.session)
+    prev = sessions.get(prev_session)
     here = _mind(rec, run)
     kind = "first" if prev is None else transition(_mind(prev, run), here)
     return Handover(
@@ -148,7 +174,8 @@ def _handover(
         mind=mind_label(*here),
         transition=kind,
         focus=getattr(rec, "focus", None),
-        drift=float(1.0 - np.clip(vecs[k - 1] @ vecs[k], -1.0, 1.0)),
+        drift=drift,
+        drift_undefined=why,
         survived=facts[0] + living[0],
         survived_by_id=facts[1] + living[1],
         carried=len(before.required_facts) + len(before.living),
@@ -156,12 +183,12 @@ def _handover(
 
 
 def drift_total(run: RunData, embedder: Embedder | None = None) -> float | None:
-    """1 - cosine between the signature after session 1 and after the last session."""
+    """1 - cosine between the signature after session 1 and after the last session
+    (:func:`pair_drift`; None when undefined)."""
     sigs = sorted((s for s in run.signatures if s.session >= 1), key=lambda s: s.session)
     if len(sigs) < 2:
         return None
-    vecs = np.asarray((embedder or DEFAULT_EMBEDDER).embed([sigs[0].as_text(), sigs[-1].as_text()]))
-    return float(1.0 - np.clip(vecs[0] @ vecs[1], -1.0, 1.0))
+    return pair_drift(sigs[0], sigs[-1], embedder)[0]
 
 
 # ----------------------------------------------------------------- registry (offline embedder)
@@ -169,8 +196,8 @@ def drift_total(run: RunData, embedder: Embedder | None = None) -> float | None:
 
 def _key(run: RunData) -> str:
     minds = [(s.session, str(getattr(s, "mind", None))) for s in run.committed_sessions()]
-    sigs = [s.model_dump_json() for s in run.signatures]
-    return repr((run.meta.get("model"), minds, sigs))
+    sigs = [s.model_dump_json() for s in (*run.signatures, *run.handed)]
+    return repr((run.meta.get("model"), minds, sigs, len(run.handed)))
 
 
 _CACHE: dict[str, tuple[tuple[Handover, ...], float | None]] = {}
@@ -178,7 +205,7 @@ _CACHE: dict[str, tuple[tuple[Handover, ...], float | None]] = {}
 
 def _of(run: RunData) -> tuple[tuple[Handover, ...], float | None]:
     """A run's handovers and total drift, computed once per run content."""
-    key = _key(run)
+    key = _key(run)  # the signatures handed after a curator are part of it
     hit = _CACHE.get(key)
     if hit is None:
         if len(_CACHE) >= 1024:
@@ -204,14 +231,16 @@ def survival_share(run: RunData, kind: str | None = None) -> float | None:
 
 _EMB = DEFAULT_EMBEDDER.name
 _DRIFT_DEF = (
-    "at each handover (session t >= 2), 1 - cosine between the root question's signature "
-    "before and after session t (its text, the required facts, required actions and closure "
-    "tests of its and its living questions' return conditions, and its living questions); "
-    "averaged over the run's handovers"
+    "at each handover (session t >= 2), 1 - cosine between the root question's signature as "
+    "handed to session t (after any curator: curator changes are in neither drift) and after "
+    "session t (its text, the required facts, required actions and closure tests of its and "
+    "its living questions' return conditions, and its living questions; the two texts "
+    "embedded together, alone); averaged over the run's handovers; undefined for a run "
+    "without a root question (arms A and B)"
 )
 _SURV_DEF = (
     "at each handover (session t >= 2), of the required facts and living questions in the "
-    "signature before session t, the share still there after it, by id or by a text with "
+    "signature handed to session t, the share still there after it, by id or by a text with "
     f"cosine >= {SURVIVAL_THRESHOLD:.2f} against an item of the same kind; averaged over the "
     "run's handovers that carried any"
 )
@@ -233,7 +262,9 @@ def relay_drift_step_mean(run: RunData) -> float | None:
 @register(
     "relay_drift_total",
     definition="1 - cosine between the root question's signature after session 1 and after "
-    "the run's last session",
+    "the run's last session (the same pairwise definition as the step drift; it spans the "
+    "run, so curator changes between sessions are in it); undefined for a run without a "
+    "root question",
     unit=f"1 - cosine ({_EMB})",
     denominator="per run (two or more sessions); mean over runs",
     higher_is_better=False,

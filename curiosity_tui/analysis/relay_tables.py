@@ -35,12 +35,13 @@ class RelayRow(BaseModel):
     mind: str
     transition: str
     focus: str | None
-    drift: float
+    drift: float | None
     survival: float | None
     survived: int
     survived_by_id: int
     carried: int
     embedder: str
+    drift_undefined: str | None = None
 
 
 class TransitionRow(BaseModel):
@@ -72,6 +73,7 @@ def relay_rows(run: RunData, embedder: Embedder | None = None) -> list[RelayRow]
             transition=h.transition,
             focus=h.focus,
             drift=h.drift,
+            drift_undefined=h.drift_undefined,
             survival=h.survival,
             survived=h.survived,
             survived_by_id=h.survived_by_id,
@@ -107,8 +109,9 @@ def transition_rows(
         for rows in per_run:
             mine = [r for r in rows if r.transition == kind]
             n += len(mine)
-            if mine:
-                drifts.append(float(np.mean([r.drift for r in mine])))
+            defined = [r.drift for r in mine if r.drift is not None]
+            if defined:
+                drifts.append(float(np.mean(defined)))
                 s = [r.survival for r in mine if r.survival is not None]
                 if s:
                     survivals.append(float(np.mean(s)))
@@ -159,9 +162,10 @@ def format_relay_tables(runs: Sequence[RunData], embedder: Embedder | None = Non
         out.append("|---|---|---|---|---|---|")
         for r in relay_rows(run, emb):
             surv = "—" if r.survival is None else f"{fmt(r.survival)} ({r.survived}/{r.carried})"
+            drift = fmt(r.drift) if r.drift_undefined is None else f"— ({r.drift_undefined})"
             out.append(
                 f"| {r.session} | {r.mind} | {transition_words(r.transition)} | "
-                f"{r.focus or '—'} | {fmt(r.drift)} | {surv} |"
+                f"{r.focus or '—'} | {drift} | {surv} |"
             )
         out.append("")
     out += ["## Per transition kind, across runs (mean of run means [95% bootstrap by run])", ""]

@@ -17,6 +17,13 @@ from curiosity_tui.analysis.aggregate import group_by_config
 from curiosity_tui.analysis.completeness import completeness
 from curiosity_tui.analysis.lockchain import LockEntry, find_chain, load_verified_chain
 from curiosity_tui.analysis.markdown import md_cell, md_table
+from curiosity_tui.analysis.practice import (
+    banner,
+    practice_md,
+    practice_of,
+    scripted_run_ids,
+    stamp_svg,
+)
 from curiosity_tui.analysis.registry import Registry, default_registry
 from curiosity_tui.analysis.report_tables import (
     differences_md,
@@ -29,11 +36,13 @@ from curiosity_tui.analysis.report_tables import (
     sweep_md,
     tokens_md,
 )
+from curiosity_tui.analysis.run_conditions import conditions_section
 from curiosity_tui.analysis.rundata import RunData, load_runs
 from curiosity_tui.analysis.sweep import SweepResult, sweep_runs
 from curiosity_tui.analysis.tables import MetricsDoc, build, order_configs
 from curiosity_tui.analysis.verdict import VerdictReport, format_report, verdict_for
 from curiosity_tui.errors import CuriosityError, InputError
+from curiosity_tui.provenance import markdown_footer
 
 
 class AuditCounts(BaseModel):
@@ -138,6 +147,8 @@ class Figures:
         self.out_dir = out_dir
         self.stem = stem
         self.written: list[Path] = []
+        #: the practice label stamped on every figure (decision 442); "" for a model's runs
+        self.label = ""
 
     def draw(self, name: str, draw: Callable[[Path], Path]) -> str | None:
         """Draw one figure as ``STEM-NAME.svg``; its path relative to the Markdown."""
@@ -146,6 +157,8 @@ class Figures:
         path = self.out_dir / f"{self.stem}-{name}.svg"
         try:
             self.written.append(draw(path))
+            if self.label:
+                stamp_svg(path, self.label)
         except OSError as err:
             raise InputError(f"{path}: cannot write figure: {err.strerror or err}") from err
         return path.name
@@ -180,9 +193,38 @@ def _verdict_section(
         return [*lines, "No prereg.jsonl: nothing was locked, so there is no verdict.", ""], []
     entries = load_verified_chain(chain)
     rep: VerdictReport = verdict_for(entries, runs, registry=reg)
+    practice = practice_of(runs)
+    rep.replies, rep.scripted_runs = practice.replies, practice.scripted_runs
     lines += ["```text", format_report(rep).replace("```", "ʼʼʼ"), "```", ""]
     lines += ["## Pre-registration chronology", "", *chronology_md(entries), ""]
+    lines += analysis_section(rep)
+    lines += design_section(entries, rep)
     return lines, [mc.metric for mc in rep.verdict.by_metric]
+
+
+def analysis_section(rep: VerdictReport) -> list[str]:
+    from curiosity_tui.analysis.report_analysis import analysis_section as section
+
+    return section(rep)
+
+
+def design_section(entries: Sequence[LockEntry], rep: VerdictReport) -> list[str]:
+    """The design analysis locked with the governing plan (decision 426), or a line saying
+    there is none."""
+    from curiosity_tui.analysis.power import DesignAnalysis, format_design
+
+    lines = ["## Design analysis (locked with the plan)", ""]
+    seq = rep.verdict.lock.seq if rep.verdict.lock else None
+    entry = next((e for e in entries if e.seq == seq), None)
+    if entry is None or entry.design is None:
+        return [
+            *lines,
+            "None was locked with the plan (`plan power --out`, `prereg lock "
+            "--design`): the runs per arm were not chosen for a stated power.",
+            "",
+        ]
+    text = format_design(DesignAnalysis.model_validate(entry.design)).replace("```", "ʼʼʼ")
+    return [*lines, "```text", text, "```", ""]
 
 
 def _results_section(doc: MetricsDoc, sweeps: Sequence[SweepResult], figs: Figures) -> list[str]:
@@ -279,6 +321,7 @@ def build_report(
     registry: Registry | None = None,
     out_dir: Path | None = None,
     stem: str = "report",
+    packs: Sequence[Path] = (),
 ) -> str:
     """The report's Markdown; with ``out_dir`` (and matplotlib) its figures are written
     there as ``STEM-*.svg`` and referenced by name."""
@@ -288,7 +331,8 @@ def build_report(
         raise InputError(f"{run_dir}: no runs found (ledger dirs or *.run.json files)")
     figs = Figures(out_dir, stem)
     doc = build(runs, reg)
-    lines = [f"# Pilot report: {md_cell(run_dir)}", "", *figs.note()]
+    figs.label = banner(doc.replies, scripted_runs=scripted_run_ids(doc))
+    lines = [f"# Pilot report: {md_cell(run_dir)}", "", *practice_md(figs.label), *figs.note()]
     verdict, first = _verdict_section(run_dir, runs, reg)
     lines += verdict
     done = completeness(runs)
@@ -309,10 +353,25 @@ def build_report(
         lines += ["### Differences (a − b of the means; 95% bootstrap interval, runs resampled)"]
         lines += ["", *diffs, ""]
     lines += _audit_section(runs)
+    lines += conditions_section(runs)  # sampling, server, tool (issue 23)
+    lines += rating_sections(packs, run_dir, reg)
     lines += ["## Limits the data imposes", ""]
     lines += [f"- {x}" for x in limits(runs)]
     lines.append("")
     return "\n".join(lines)
+
+
+def rating_sections(packs: Sequence[Path], run_dir: Path, reg: Registry) -> list[str]:
+    """A GRRAS rating section per pack given with ``report --pack`` (decision 428), flagging
+    ratings faster than the locked plan's ``min_seconds_per_item``."""
+    if not packs:
+        return []
+    from curiosity_tui.analysis.report_analysis import locked_plan
+    from curiosity_tui.packs.grras import rating_section
+
+    plan = locked_plan(run_dir, reg)
+    least = plan.min_seconds_per_item if plan is not None else None
+    return [line for p in packs for line in rating_section(p, min_seconds=least)]
 
 
 def report_paths(out: Path) -> tuple[Path, Path]:
@@ -322,13 +381,16 @@ def report_paths(out: Path) -> tuple[Path, Path]:
     return out / "report.md", out
 
 
-def write_report(run_dir: Path, out: Path, *, registry: Registry | None = None) -> Path:
+def write_report(
+    run_dir: Path, out: Path, *, registry: Registry | None = None, packs: Sequence[Path] = ()
+) -> Path:
     md, out_dir = report_paths(out)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise InputError(f"{out_dir}: cannot create: {err.strerror or err}") from err
-    text = build_report(run_dir, registry=registry, out_dir=out_dir, stem=md.stem)
+    text = build_report(run_dir, registry=registry, out_dir=out_dir, stem=md.stem, packs=packs)
+    text = text.rstrip("\n") + "\n\n" + markdown_footer()  # what produced it (issue 23.3)
     try:
         md.write_text(text, encoding="utf-8")
     except OSError as err:

@@ -18,7 +18,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from curiosity_tui.analysis.signature import QuestionSignature, ledger_signatures
+from curiosity_tui.analysis.signature import (
+    QuestionSignature,
+    ledger_handed_signatures,
+    ledger_signatures,
+)
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger.models import SessionCounts
 
@@ -151,6 +155,9 @@ class RunData(BaseModel):
     #: the root question's signature before session 1 and after each committed session
     #: (analysis/signature.py; the relay's drift and survival)
     signatures: list[QuestionSignature] = Field(default_factory=list)
+    #: the signature of the state a session t >= 2 was handed when a curator acted before it
+    #: (``session`` = t); other sessions were handed S(t - 1) (decision 223)
+    handed: list[QuestionSignature] = Field(default_factory=list)
 
     def cell(self, split: bool) -> str:
         """The group this run counts in: its configuration, or ``config@contract`` when the
@@ -185,14 +192,16 @@ class RunData(BaseModel):
     def from_ledger(cls, ledger: Any) -> RunData:
         """Build from an open :class:`curiosity_tui.ledger.Ledger`.
 
-        The final snapshot is the ledger's current projection (after the last session, its
-        decay and any curator action); session records are the committed ones.
+        The nodes are the run's final snapshot (:func:`final_snapshot`: after the last
+        committed session and its decay, before any curator action after it); session
+        records are the committed ones.
         """
         from curiosity_tui.contract.closures import closure_attempts
 
         meta = ledger.meta
         meta_d: dict[str, Any] = meta.model_dump(mode="json")
-        nodes = {str(nid): RunNode.model_validate(n) for nid, n in ledger.raw_nodes().items()}
+        final = final_snapshot(ledger).items()
+        nodes = {str(nid): RunNode.model_validate(n) for nid, n in final}
         sessions = [
             RunSession.model_validate(r.model_dump(mode="json", exclude=_HEAVY))
             for r in ledger.session_records()
@@ -216,7 +225,25 @@ class RunData(BaseModel):
             origin=str(ledger.path),
             closures=[ClosureAttempt.model_validate(c) for c in closure_attempts(ledger)],
             signatures=ledger_signatures(ledger),
+            handed=ledger_handed_signatures(ledger),
         )
+
+
+def final_snapshot(ledger: Any) -> dict[str, dict[str, Any]]:
+    """A run's final snapshot (report §8: "structural measures are computed from the final
+    snapshots of each run", "recomputed from the store snapshots after session 5"): the last
+    snapshot of the last committed session that is not the curator's. Curator actions after
+    it prepare a session that never ran and are not the run's result. Without a committed
+    session with a snapshot: the ledger's state (the seed)."""
+    committed = [r.session for r in ledger.session_records() if r.status == "committed"]
+    if not committed:
+        return dict(ledger.raw_nodes())
+    last = max(committed)
+    stage = None
+    for session, st, _ in ledger.snapshot_index():
+        if session == last and st != "curator":
+            stage = st
+    return dict(ledger.raw_nodes()) if stage is None else ledger.snapshot(last, stage)
 
 
 def read_run_file(path: Path) -> RunData:
@@ -242,6 +269,11 @@ def _open_ledger_run(path: Path) -> RunData:
 
     led = Ledger.open(path, write=False)
     try:
+        if led.identity_problem is not None:  # the head's run metadata was edited (decision 401)
+            raise InputError(
+                f"{led.identity_problem}; the run's identity is not what its journal recorded "
+                "(run `verify` on it); refused"
+            )
         return RunData.from_ledger(led)
     finally:
         led.close()
@@ -254,9 +286,11 @@ def load_runs(paths: Iterable[Path]) -> list[RunData]:
     (two levels down) for ledgers and run files. Order: by run id (then by path), over all
     the paths together, so the shards of a sharded pilot give the unsharded pilot's figures.
     """
+    from curiosity_tui.analysis.study import runs_of
+
     runs: list[RunData] = []
-    for p in paths:
-        p = Path(p)
+    for given in paths:
+        p = runs_of(Path(given))  # a study folder: its runs/ (decision 445)
         if not p.exists():
             raise InputError(f"{p}: no such file or directory")
         if p.is_file():

@@ -81,16 +81,14 @@ def stamp_of(run: RunData) -> RunStamp:
 
 
 def _ledger_stamp(ledger_dir: Path) -> RunStamp | None:
+    """From the journal's first line, its hash checked (the one reader of a run's identity,
+    ``ledger/identity.py``; decision 401); None when it fails."""
+    from curiosity_tui.errors import CorruptLedgerError
+    from curiosity_tui.ledger.identity import created_data
+
     try:
-        with (ledger_dir / JOURNAL).open(encoding="utf-8", errors="replace") as fh:
-            first = fh.readline()
-        event = json.loads(first)
-    except (OSError, ValueError):
-        return None
-    if not isinstance(event, dict) or event.get("kind") != "ledger_created":
-        return None
-    data = event.get("data")
-    if not isinstance(data, dict):
+        data = created_data(ledger_dir)
+    except CorruptLedgerError:
         return None
     name = data.get("name")
     run_id = name if isinstance(name, str) and name else ledger_dir.name
@@ -115,7 +113,9 @@ def _file_stamp(path: Path) -> RunStamp | None:
 def scan_stamps(directory: Path) -> list[RunStamp]:
     """The stamps of every ledger and run file in ``directory`` (two levels down), by path.
     Unreadable files are skipped: this answers "which runs exist", not "are they sound"."""
-    d = Path(directory)
+    from curiosity_tui.analysis.study import runs_of
+
+    d = runs_of(Path(directory))  # a study folder: its runs/<pilot>/<ledger> (decision 445)
     if not d.is_dir():
         return []
     found: set[Path] = set()

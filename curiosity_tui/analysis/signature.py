@@ -10,7 +10,14 @@ The signature of the root question (the seed, ``q1``; decision 222) as it stood 
   and text).
 
 "After session t" is the session's last own snapshot (after its decay), before any curator
-acts on it; "before session t" is the state session t began from (after the curator).
+acts on it; "handed to session t" is the state session t began from (after the curator, when
+one acted: :func:`ledger_handed_signatures`), so the curator's changes enter neither drift
+(decision 223).
+
+The embedded text (:meth:`QuestionSignature.as_text`) is the parts themselves, one a line in
+a fixed order, without labels: only what the definition names is compared (decision 421).
+A ledger without a root question (arms A and B keep no store) has an empty signature, and
+whatever compares it is undefined (:meth:`QuestionSignature.undefined_reason`).
 :class:`QuestionSignature` is what :class:`~curiosity_tui.analysis.rundata.RunData` carries per
 committed session, so drift and survival can be computed from run files as from ledgers.
 """
@@ -44,13 +51,22 @@ class QuestionSignature(BaseModel):
     living: list[SignatureItem] = Field(default_factory=list)
 
     def as_text(self) -> str:
-        """The text that is embedded: one line per part, in a fixed order."""
+        """The text that is embedded: one line per part, in a fixed order (question, required
+        facts, required actions, closure tests, living questions), without labels."""
         lines = [self.text]
-        lines += [f"requires: {f.text}" for f in self.required_facts]
-        lines += [f"action: {a}" for a in self.required_actions]
-        lines += [f"closes when: {c}" for c in self.closure_tests if c]
-        lines += [f"asks: {q.text}" for q in self.living]
+        lines += [f.text for f in self.required_facts]
+        lines += list(self.required_actions)
+        lines += [c for c in self.closure_tests if c]
+        lines += [q.text for q in self.living]
         return "\n".join(lines)
+
+    def undefined_reason(self) -> str | None:
+        """Why a comparison with this signature is undefined, or None."""
+        if not self.question:
+            return "no root question (the run keeps no question store)"
+        if not self.as_text().strip():
+            return "the root question's signature is empty"
+        return None
 
 
 def _root(nodes: dict[str, dict[str, Any]]) -> str | None:
@@ -85,7 +101,7 @@ def signature_of(nodes: dict[str, dict[str, Any]], session: int) -> QuestionSign
     """The root question's signature in ``nodes`` (a ledger's raw node dicts)."""
     root = _root(nodes)
     if root is None:
-        return QuestionSignature(session=session)
+        return QuestionSignature(session=session, question="")
     living = _living_under(nodes, root)
     sig = QuestionSignature(session=session, question=root, text=str(nodes[root].get("text", "")))
     for nid in [root, *living]:
@@ -114,3 +130,15 @@ def ledger_signatures(ledger: Any) -> list[QuestionSignature]:
         if t in stage:
             out.append(signature_of(ledger.snapshot(t, stage[t]), t))
     return out
+
+
+def ledger_handed_signatures(ledger: Any) -> list[QuestionSignature]:
+    """For each committed session t >= 2 that began from a curator's snapshot, the signature
+    of the state it was handed (``session`` = t). Sessions without one began from S(t - 1)."""
+    committed = sorted(r.session for r in ledger.session_records() if r.status == "committed")
+    curated = {session for session, st, _ in ledger.snapshot_index() if st == "curator"}
+    return [
+        signature_of(ledger.snapshot(t - 1, "curator"), t)
+        for t in committed
+        if t >= 2 and t - 1 in curated
+    ]

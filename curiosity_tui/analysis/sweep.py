@@ -4,6 +4,12 @@ A session PRESERVEs iff Δ < −ε (strict). The sweep re-applies that test to t
 recorded during the runs at other thresholds. It is *not* a set of runs at those
 thresholds: had ε differed, the decisions, the store and every later Δ could have
 differed too. Only the realised path is a valid trajectory. Every printout carries this.
+
+Every Δ is rounded to 12 places first, as the PRESERVE decision rounds it
+(:data:`~curiosity_tui.protocol.tension.DELTA_DECIMALS`), so a Δ given unrounded (``sweep
+--deltas``) is classified as the session would have classified it. Runs under different
+contracts are never pooled (decision 234): with more than one contract the tables are per
+``config@contract`` cell, and ``--pooled`` pools configurations within each contract.
 """
 
 from __future__ import annotations
@@ -13,7 +19,10 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from pydantic import BaseModel
 
-from curiosity_tui.analysis.rundata import RunData
+from curiosity_tui.analysis.aggregate import splits_contracts
+from curiosity_tui.analysis.practice import replies_of, run_replies
+from curiosity_tui.analysis.rundata import CELL_SEP, RunData
+from curiosity_tui.protocol.tension import DELTA_DECIMALS
 
 DEFAULT_EPSILONS: tuple[float, ...] = (0.05, 0.10, 0.15, 0.20, 0.25, 0.30, 0.40)
 
@@ -38,11 +47,18 @@ class SweepResult(BaseModel):
     recorded_epsilons: list[float]
     rows: list[SweepRow]
     caveat: str
+    #: whose replies the Δ values came from: model, scripted (practice) or mixed (442)
+    replies: str = "model"
+
+
+def rounded(delta: float) -> float:
+    """Δ as the PRESERVE decision compares it: rounded to 12 places (−0.0 read as 0.0)."""
+    return round(float(delta), DELTA_DECIMALS) + 0.0
 
 
 def preserves(delta: float, epsilon: float) -> bool:
-    """The protocol's test: PRESERVE iff Δ < −ε (strict)."""
-    return delta < -epsilon
+    """The protocol's test: PRESERVE iff Δ < −ε (strict), on the rounded Δ."""
+    return rounded(delta) < -epsilon
 
 
 def sweep(
@@ -52,7 +68,7 @@ def sweep(
     recorded_epsilons: Iterable[float] = (),
     label: str = "all",
 ) -> SweepResult:
-    d = np.asarray(list(deltas), dtype=float)
+    d = np.asarray([rounded(x) for x in deltas], dtype=float)
     eps = np.asarray(list(epsilons), dtype=float)
     # (len(eps), len(d)) comparison matrix; strict inequality as the protocol states it
     counts = (d[None, :] < -eps[:, None]).sum(axis=1) if d.size else np.zeros(len(eps), int)
@@ -84,10 +100,14 @@ def sweep_runs(
     *,
     by_config: bool = True,
 ) -> list[SweepResult]:
-    """One sweep per configuration that recorded Δ values (and one pooled if asked)."""
+    """One sweep per configuration that recorded Δ values (per ``config@contract`` cell when
+    the runs differ in contract); ``by_config=False`` pools configurations, never contracts."""
+    listed = list(runs)
+    split = splits_contracts(listed)
     groups: dict[str, list[RunData]] = {}
-    for r in runs:
-        groups.setdefault(r.config if by_config else "all", []).append(r)
+    for r in listed:
+        label = r.cell(split) if by_config else ("all" + (CELL_SEP + r.contract if split else ""))
+        groups.setdefault(label, []).append(r)
     out: list[SweepResult] = []
     for label in sorted(groups):
         rs = groups[label]
@@ -99,7 +119,9 @@ def sweep_runs(
             if r.epsilon is not None:
                 rec.add(r.epsilon)
             rec.update(s.epsilon for s in r.committed_sessions() if s.epsilon is not None)
-        out.append(sweep(deltas, epsilons, recorded_epsilons=rec, label=label))
+        res = sweep(deltas, epsilons, recorded_epsilons=rec, label=label)
+        res.replies = replies_of(run_replies(r) for r in rs)
+        out.append(res)
     return out
 
 
@@ -110,8 +132,9 @@ def format_sweep(result: SweepResult) -> str:
         *("—" if r.rate is None else f"{r.rate:.2f}" for r in result.rows),
     ]
     count = ["preserved / n", *(f"{r.preserved}/{r.n}" for r in result.rows)]
+    replies = "" if result.replies == "model" else f" — {result.replies.upper()} replies"
     lines = [
-        f"ε sweep — {result.label} (re-classification of recorded Δ, not runs)",
+        f"ε sweep — {result.label}{replies} (re-classification of recorded Δ, not runs)",
         "| " + " | ".join(head) + " |",
         "|" + "---|" * len(head),
         "| " + " | ".join(body) + " |",

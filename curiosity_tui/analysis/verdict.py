@@ -31,9 +31,20 @@ from curiosity_tui.analysis.aggregate import (
 from curiosity_tui.analysis.attraction import with_attraction_params
 from curiosity_tui.analysis.chronology import governing_lock
 from curiosity_tui.analysis.completeness import Completeness, ShortRun, completeness
+from curiosity_tui.analysis.family import adjust
+from curiosity_tui.analysis.interval_rule import (
+    IntervalReading,
+    agree,
+    classify,
+    combine,
+    decides_on_interval,
+    read_interval,
+    reading_line,
+)
 from curiosity_tui.analysis.lockchain import LockEntry, find_chain, load_verified_chain
 from curiosity_tui.analysis.plan import PilotPlan, parse_plan
 from curiosity_tui.analysis.registry import Registry, default_registry
+from curiosity_tui.analysis.run_origins import origin_notes
 from curiosity_tui.analysis.rundata import RunData, load_runs
 from curiosity_tui.analysis.runstamps import stamp_of
 from curiosity_tui.errors import InputError
@@ -61,6 +72,15 @@ class ClauseResult(BaseModel):
     interval: Difference  # printed beside, never consulted
     #: why this clause rests on incomplete data (runs short of sessions, or missing); [] = complete
     incomplete: list[str] = Field(default_factory=list)
+    #: the mean rule's reading (``outcome``/``counts`` under a mean rule kind)
+    mean_outcome: ClauseOutcome = "no_data"
+    mean_counts: bool | None = None
+    #: the interval rule's reading (what ``counts`` is under an interval rule kind)
+    by_interval: IntervalReading | None = None
+    #: whether the two readings agree (None: one has no reading)
+    rules_agree: bool | None = None
+    #: the p-value adjusted within the plan's family of comparisons (decision 424)
+    p_adjusted: float | None = None
 
 
 class MetricClauses(BaseModel):
@@ -91,6 +111,12 @@ class Verdict(BaseModel):
     notes: list[str] = Field(default_factory=list)
     #: runs of the rule's configurations with fewer committed sessions than the plan registered
     short_runs: list[ShortRun] = Field(default_factory=list)
+    alpha: float = 0.05
+    interval_method: str = "percentile"
+    #: the family correction this verdict was read under ("none" outside a family)
+    family: str = "none"
+    #: the rule over the family-adjusted clauses (p adjusted < alpha); None outside a family
+    adjusted_outcome: Outcome | None = None
 
     @property
     def incomplete_clauses(self) -> list[str]:
@@ -144,6 +170,9 @@ class VerdictReport(BaseModel):
         "change the verdict."
     )
     chronology: list[LockRef]
+    #: whose replies the runs hold: model, scripted (practice) or mixed (decision 442)
+    replies: str = "model"
+    scripted_runs: list[str] = Field(default_factory=list)
 
 
 def _clause(
@@ -164,7 +193,7 @@ def _clause(
     agg_c = aggregate_metric(
         runs_c, metric, control, registry=registry, aggregation=plan.aggregation
     )
-    diff = difference(agg_t, agg_c, seed=seed)
+    diff = difference(agg_t, agg_c, seed=seed, level=1.0 - plan.alpha)
     margin = plan.rule.margin
     adv: float | None = None
     outcome: ClauseOutcome
@@ -173,13 +202,20 @@ def _clause(
         outcome, counts = "no_data", None
     else:
         adv = (agg_t.value - agg_c.value) * (1.0 if hib else -1.0)
-        if abs(adv - margin) <= TIE_TOL:
-            outcome = "tie"
-            counts = {"met": True, "not_met": False, "undecided": None}[plan.rule.ties]
-        elif adv > margin:
-            outcome, counts = "beats", True
-        else:
-            outcome, counts = "does_not_beat", False
+        outcome, counts = classify(adv, margin, plan.rule.ties)
+    by_interval = read_interval(
+        agg_t,
+        agg_c,
+        higher_is_better=hib,
+        margin=margin,
+        ties=plan.rule.ties,
+        alpha=plan.alpha,
+        method=plan.interval_method,
+        seed=seed,
+    )
+    mean_outcome, mean_counts = outcome, counts
+    if decides_on_interval(plan.rule.kind):
+        outcome, counts = by_interval.outcome, by_interval.counts
     return ClauseResult(
         metric=metric,
         treatment=treatment,
@@ -196,6 +232,10 @@ def _clause(
         per_run_treatment=[r.value for r in agg_t.per_run],
         per_run_control=[r.value for r in agg_c.per_run],
         interval=diff,
+        mean_outcome=mean_outcome,
+        mean_counts=mean_counts,
+        by_interval=by_interval,
+        rules_agree=agree(mean_counts, by_interval.counts),
     )
 
 
@@ -261,12 +301,7 @@ def evaluate_rule(
             )
         )
 
-    holds = [mc.holds for mc in by_metric]
-    result: bool | None
-    if plan.rule.kind == "any_metric_beats_in_all":
-        result = True if any(h is True for h in holds) else (None if None in holds else False)
-    else:
-        result = _all(holds)
+    result = combine(plan.rule.kind, [mc.holds for mc in by_metric])
     outcome: Outcome
     if result is True:
         outcome = "met"
@@ -287,7 +322,32 @@ def evaluate_rule(
         by_metric=by_metric,
         notes=notes,
         short_runs=done.short,
+        alpha=plan.alpha,
+        interval_method=plan.interval_method,
     )
+
+
+def read_as_family(verdicts: Sequence[Verdict], family: str, alpha: float) -> None:
+    """Adjust the p-values of every clause of ``verdicts`` together (the plan's
+    [[comparisons]]; decision 424) and set each verdict's reading over the adjusted clauses."""
+    clauses = [c for v in verdicts for mc in v.by_metric for c in mc.clauses]
+    raw = [c.by_interval.p_value if c.by_interval else None for c in clauses]
+    for c, p in zip(clauses, adjust(raw, family), strict=True):
+        c.p_adjusted = p
+    for v in verdicts:
+        v.family = family
+        holds = [_all([_adjusted_counts(c, alpha) for c in mc.clauses]) for mc in v.by_metric]
+        result = combine(v.rule_kind, holds)
+        v.adjusted_outcome = (
+            "met" if result is True else "not_met" if result is False else "undecided"
+        )
+
+
+def _adjusted_counts(c: ClauseResult, alpha: float) -> bool | None:
+    """A clause in the family: it counts when its adjusted p < alpha (None: no p)."""
+    if c.by_interval is None or c.by_interval.p_value is None:
+        return None
+    return c.p_adjusted is not None and c.p_adjusted < alpha
 
 
 def _incomplete(
@@ -376,6 +436,7 @@ def verdict_for(
     plan = parse_plan(lead.plan_text, source=f"prereg seq {lead.seq}", registry=reg)
     main = evaluate_rule(plan, runs, registry=plan_registry(reg, plan), lock=lead, seed=seed)
     main.notes.extend(gov.notes)
+    main.notes.extend(origin_notes(runs, plan.model))  # re-created or foreign runs (404)
     amendments: list[Amendment] = []
     for e in gov.amendments:
         p = parse_plan(e.plan_text, source=f"prereg seq {e.seq}", registry=reg)
@@ -408,6 +469,12 @@ def verdict_for(
         )
         for c in plan.comparisons
     ]
+    if comparisons:
+        read_as_family([c.verdict for c in comparisons], plan.family or "none", plan.alpha)
+        if len(comparisons) >= 2 and plan.family is None:
+            main.notes.append(
+                "the plan declares no family correction for its comparisons: read as none"
+            )
     return VerdictReport(
         verdict=main,
         comparisons=comparisons,
@@ -418,7 +485,11 @@ def verdict_for(
     )
 
 
-def verdict_for_dir(run_dir: Path, *, registry: Registry | None = None) -> VerdictReport:
+def verdict_for_dir(
+    run_dir: Path, *, registry: Registry | None = None, allow_mixed: bool = False
+) -> VerdictReport:
+    from curiosity_tui.analysis.practice import practice_of, refuse_mixed
+
     chain = find_chain(run_dir)
     if chain is None:
         raise InputError(f"{run_dir}: no prereg.jsonl here or in its parent: nothing was locked")
@@ -426,7 +497,11 @@ def verdict_for_dir(run_dir: Path, *, registry: Registry | None = None) -> Verdi
     runs = load_runs([run_dir])
     if not runs:
         raise InputError(f"{run_dir}: no runs found (ledger dirs or *.run.json files)")
-    return verdict_for(entries, runs, registry=registry, where=str(chain))
+    practice = practice_of(runs)
+    refuse_mixed(practice, str(run_dir), allow_mixed=allow_mixed)
+    rep = verdict_for(entries, runs, registry=registry, where=str(chain))
+    rep.replies, rep.scripted_runs = practice.replies, practice.scripted_runs
+    return rep
 
 
 # ------------------------------------------------------------------------------- printing
@@ -446,8 +521,14 @@ def format_verdict(v: Verdict, *, title: str = "Verdict") -> list[str]:
     lines = [
         f"{title}: {_WORD[v.outcome]}{over}   (locked rule: {lock})",
         f"  rule: {v.rule_kind} over [{', '.join(v.metrics)}], margin {v.margin:g}, "
-        f"ties read as {v.ties}, {v.aggregation} over runs",
+        f"ties read as {v.ties}, {v.aggregation} over runs, alpha {v.alpha:g} "
+        f"({1 - v.alpha:.0%} {v.interval_method} intervals)",
     ]
+    if v.adjusted_outcome is not None and v.family != "none":
+        lines.append(
+            f"  read in the plan's family of comparisons ({v.family}, p adjusted < "
+            f"{v.alpha:g}): {_WORD[v.adjusted_outcome]}"
+        )
     if v.rule_text:
         lines.append(f"  rule text (not interpreted): {v.rule_text}")
     for mc in v.by_metric:
@@ -467,8 +548,19 @@ def format_verdict(v: Verdict, *, title: str = "Verdict") -> list[str]:
             lines.append(
                 f"      per run: {c.treatment} [{_per_run(c.per_run_treatment)}]  "
                 f"{c.control} [{_per_run(c.per_run_control)}]  "
-                f"95% CI {fmt_interval(c.interval)}{no_ci}"
+                f"{c.interval.level:.0%} CI {fmt_interval(c.interval)}{no_ci}"
             )
+            if c.by_interval is not None:
+                lines.append(
+                    reading_line(
+                        c.by_interval,
+                        decides=decides_on_interval(v.rule_kind),
+                        mean_word=c.mean_outcome,
+                        agrees=c.rules_agree,
+                        p_adjusted=c.p_adjusted,
+                        family=v.family,
+                    )
+                )
             if c.incomplete:
                 lines.append("      incomplete data: " + "; ".join(c.incomplete))
     for n in v.notes:
@@ -493,7 +585,11 @@ def format_amendment(a: Amendment) -> list[str]:
 
 
 def format_report(rep: VerdictReport) -> str:
-    lines = format_verdict(rep.verdict)
+    from curiosity_tui.analysis.practice import banner
+
+    label = banner(rep.replies, scripted_runs=rep.scripted_runs)
+    lines = [label, ""] if label else []
+    lines += format_verdict(rep.verdict, title=_verdict_title(rep.replies))
     for c in rep.comparisons:
         lines.append("")
         lines.extend(format_verdict(c.verdict, title=f"Comparison {c.name}"))
@@ -527,14 +623,23 @@ def format_report(rep: VerdictReport) -> str:
     lines += [
         "",
         "Intervals: percentile bootstrap of the difference of means, runs resampled with "
-        "replacement within each configuration (10,000 draws, seeded); printed beside the "
-        "figures, never consulted by the rule. None where a side has fewer than two runs.",
+        "replacement within each configuration (10,000 draws, seeded), two-sided at 1 - alpha; "
+        "a mean rule never consults them, an interval rule decides on them (a pair beats only "
+        "when the interval of its advantage lies above the margin). None where a side has "
+        "fewer than two runs.",
     ]
     if small:
         lines.append(
             "With so few runs (" + "; ".join(small) + ") a bootstrap understates the uncertainty."
         )
     return "\n".join(lines)
+
+
+def _verdict_title(replies: str) -> str:
+    """``Verdict``, or one that says whose replies it is over (decision 442)."""
+    return {"scripted": "Verdict over SCRIPTED replies", "mixed": "Verdict over MIXED replies"}.get(
+        replies, "Verdict"
+    )
 
 
 def report_json(rep: VerdictReport) -> str:

@@ -50,6 +50,8 @@ def load_keymap(path: str | Path | None) -> dict[str, str]:
             data = tomllib.load(fh)
     except (OSError, tomllib.TOMLDecodeError) as err:
         raise InputError(f"{p}: not a readable TOML file ({err})") from None
+    except UnicodeDecodeError as err:  # tomllib reads UTF-8 only (exit 70 before)
+        raise InputError(f"{p}: not UTF-8 text (byte {err.start})") from None
     table = data.get("keymap")
     if not isinstance(table, dict):
         raise InputError(f"{p}: no [keymap] table")
@@ -60,6 +62,9 @@ def load_keymap(path: str | Path | None) -> dict[str, str]:
     unknown = sorted(set(keymap) - binding_ids() - app_ids)
     if unknown:
         raise InputError(f"{p}: unknown binding id {unknown[0]!r} (see docs/keys.md)")
+    from curiosity_tui.app.keymap_check import check_keymap
+
+    check_keymap(keymap, p, AppBase.BINDINGS)  # names, q/escape kept, no key taken twice (408)
     return keymap
 
 
@@ -127,3 +132,19 @@ class AppBase(Navigation):
             yield from provider()
         yield SystemCommand("Help", "Keys of this screen (?)", self.action_help)
         yield from super().get_system_commands(screen)
+
+    def deliver_screenshot(
+        self,
+        filename: str | None = None,
+        path: str | None = None,
+        time_format: str | None = None,
+    ) -> str | None:
+        """The palette's Screenshot: an SVG in ``path``, else ``$CURIOSITY_SCREENSHOTS``, else
+        the current folder; the notice names the full path, or exactly why it was not saved
+        (Textual's default wrote to ~/Downloads and said only "Failed to save screenshot")."""
+        from curiosity_tui.app.screenshot import save_screenshot
+
+        saved, message = save_screenshot(self, filename=filename, folder=path)
+        self.notify(message, title="Screenshot", severity="information" if saved else "error",
+                    markup=False)  # fmt: skip
+        return saved

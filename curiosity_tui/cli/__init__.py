@@ -23,8 +23,11 @@ from curiosity_tui.cli import (
     ledger_cmds,
     pack_cmds,
     pilot_cmds,
+    plan_cmds,
+    provenance_cmds,
     relay_cmds,
     run_cmds,
+    study_cmds,
 )
 from curiosity_tui.errors import EXIT_CODES, CuriosityError, StorageError, describe_os_error
 
@@ -33,17 +36,20 @@ from curiosity_tui.errors import EXIT_CODES, CuriosityError, StorageError, descr
 #: tests/test_startup_imports.py), so importing them all here keeps start-up light.
 COMMAND_MODULES = (
     app_cmds,
+    study_cmds,
     ledger_cmds,
     run_cmds,
     relay_cmds,  # --relay on run and demo: after run_cmds
     endpoint_cmds,
     pilot_cmds,
+    plan_cmds,
     contract_cmds,
     pack_cmds,  # also `ratings export` / `ratings import` (cli/ratings_cmds.py)
     adjudication_cmds,
     analysis_cmds,
     attraction_cmds,
     keys_cmds,
+    provenance_cmds,
 )
 
 

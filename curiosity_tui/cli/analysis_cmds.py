@@ -39,6 +39,24 @@ def _register_prereg(sub: argparse._SubParsersAction) -> None:
     )
     lk.add_argument("--reason", default="", help="why (required for every amendment)")
     lk.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print what would be locked and every check; write nothing (exit 1 if refused)",
+    )
+    lk.add_argument(
+        "--warn-only",
+        action="store_true",
+        help="lock a plan that cannot produce the pack or a metric it names, with a warning "
+        "for each (refused by default)",
+    )
+    lk.add_argument(
+        "--design",
+        type=Path,
+        default=None,
+        metavar="DESIGN.json",
+        help="record the plan's design analysis (`plan power --out`) in the lock",
+    )
+    lk.add_argument(
         "--chain",
         type=Path,
         default=None,
@@ -91,6 +109,12 @@ def _register_verdict_sweep_report(sub: argparse._SubParsersAction) -> None:
     )
     v.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     v.add_argument("--json", action="store_true")
+    v.add_argument(
+        "--allow-mixed",
+        action="store_true",
+        help="evaluate runs with scripted and model replies together (refused by default; the "
+        "output names the scripted runs)",
+    )
     v.set_defaults(handler=_verdict)
 
     s = sub.add_parser(
@@ -123,6 +147,14 @@ def _register_verdict_sweep_report(sub: argparse._SubParsersAction) -> None:
         metavar="FILE.md|DIR",
         help="the Markdown file, or a directory for DIR/report.md; SVG figures go beside it "
         "(with the plots extra: pip install 'curiosity-tui[plots]')",
+    )
+    rp.add_argument(
+        "--pack",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="PACK",
+        help="add the rating study's section for this pack (GRRAS items); repeatable",
     )
     rp.set_defaults(handler=_report)
 
@@ -173,12 +205,38 @@ def _prereg_lock(args: argparse.Namespace) -> int:
     chain = args.chain if args.chain else args.plan.parent / CHAIN_FILE
     if chain.is_dir():
         chain = chain / CHAIN_FILE
-    entry = lock(args.plan, args.stage, chain_path=chain, reason=args.reason)
+    if args.dry_run:
+        from curiosity_tui.analysis.lock_preview import format_preview, preview_lock
+
+        preview = preview_lock(args.plan, args.stage, chain_path=chain, reason=args.reason)
+        print(format_preview(preview))
+        return 0 if preview.would_lock else 1
+    entry = lock(
+        args.plan,
+        args.stage,
+        chain_path=chain,
+        reason=args.reason,
+        warn_only=args.warn_only,
+        design=args.design,
+    )
+    if args.warn_only:
+        _print_plan_warnings(args.plan)
     print(
         f"locked {args.plan} as seq {entry.seq} at stage {entry.stage} in {chain}\n"
         f"  plan sha256 {entry.plan_sha256}\n  entry hash  {entry.hash}"
     )
     return 0
+
+
+def _print_plan_warnings(plan_path: Path) -> None:
+    """Under ``--warn-only``: one warning line per failed plan check (decision 441)."""
+    from curiosity_tui.analysis.plan import load_plan
+    from curiosity_tui.analysis.plan_checks import plan_checks
+
+    plan, _ = load_plan(plan_path)
+    for c in plan_checks(plan, base=plan_path.parent):
+        if not c.ok:
+            print(f"warning: {plan_path}: {c.name}: {c.detail} (locked under --warn-only)")
 
 
 def _prereg_show(args: argparse.Namespace) -> int:
@@ -220,6 +278,9 @@ def _prereg_verify(args: argparse.Namespace) -> int:
         print(f"{chain}: BROKEN: {where}{rep.problem}")
         for p in rep.chronology_problems:
             print(f"  chronology: {p}")
+    if not args.json:
+        for note in rep.run_notes:
+            print(f"  note: {note}")
     return 0 if rep.ok else 1
 
 
@@ -229,7 +290,7 @@ def _prereg_verify(args: argparse.Namespace) -> int:
 def _verdict(args: argparse.Namespace) -> int:
     from curiosity_tui.analysis.verdict import format_report, report_json, verdict_for_dir
 
-    rep = verdict_for_dir(args.run_dir)
+    rep = verdict_for_dir(args.run_dir, allow_mixed=args.allow_mixed)
     print(report_json(rep) if args.json else format_report(rep))
     return 0
 
@@ -237,7 +298,7 @@ def _verdict(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from curiosity_tui.analysis.report import write_report
 
-    out = write_report(args.run_dir, args.out)
+    out = write_report(args.run_dir, args.out, packs=args.pack)
     print(f"wrote {out}")
     for fig in sorted(out.parent.glob(f"{out.stem}-*.svg")):
         print(f"wrote {fig}")
@@ -275,11 +336,17 @@ def _sweep(args: argparse.Namespace) -> int:
     from curiosity_tui.analysis.sweep import DEFAULT_EPSILONS, format_sweep, sweep, sweep_runs
 
     eps: tuple[float, ...] = DEFAULT_EPSILONS
-    if args.epsilons:
+    if args.epsilons is not None:  # an empty list is refused, not taken as the default
         try:
             eps = tuple(float(x) for x in args.epsilons.split(",") if x.strip())
         except ValueError:
             raise InputError(f"--epsilons: not a comma-separated list: {args.epsilons!r}") from None
+        from curiosity_tui.bounds import check_real
+
+        for e in eps:  # nan, inf, -1 were accepted (docs/errors.md, Numbers)
+            check_real(e, flag="--epsilons", low=0.0, high=1.0, low_open=True)
+        if not eps:
+            raise InputError(f"--epsilons {args.epsilons!r}: no value given")
     results = []
     if args.deltas:
         results.append(sweep(_read_deltas(args.deltas), eps, label=str(args.deltas)))
@@ -292,7 +359,10 @@ def _sweep(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([r.model_dump() for r in results], indent=1))
     else:
-        print("\n\n".join(format_sweep(r) for r in results))
+        from curiosity_tui.analysis.practice import banner, replies_of
+
+        label = banner(replies_of(r.replies for r in results))
+        print("\n\n".join([label] * bool(label) + [format_sweep(r) for r in results]))
     return 0
 
 

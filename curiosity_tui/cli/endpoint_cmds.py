@@ -37,7 +37,11 @@ def _lines(caps: Any) -> list[str]:
         out.append(f"format     {t.format:<11} {t.outcome}{detail}")
     out.append(f"uses       response format {caps.response_format or 'none'}")
     if caps.schema_dialect:
-        out.append(f"schemas    {caps.schema_dialect} dialect (override: --schema-dialect)")
+        why = next(
+            (t.detail.split(": ", 1)[1] for t in caps.trials if t.detail.startswith("dialect ")),
+            "the response format carries no schema",
+        )
+        out.append(f"schemas    {caps.schema_dialect} dialect: {why} (override: --schema-dialect)")
     window = (
         f"{caps.context_window} tokens ({caps.context_source})"
         if caps.context_window

@@ -16,7 +16,7 @@ from curiosity_tui.cli.csv_args import add_csv_arg, csv_out
 from curiosity_tui.errors import InputError
 
 if TYPE_CHECKING:
-    from curiosity_tui.packs.build import BuildResult
+    from curiosity_tui.packs.build import BuildResult, RunMaterial
     from curiosity_tui.packs.leakcheck import LeakReport
     from curiosity_tui.packs.model_rater import ModelRatingRun
     from curiosity_tui.packs.rating import RatingSession
@@ -30,6 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     pack.set_defaults(handler=lambda args: (pack.print_help(), 2)[1])
     _register_pack_build(psub)
     _register_leakcheck(psub)
+    _register_add_rater(psub)
     ratings_cmds.register_export(psub)
     _register_rate(sub)
     _register_agreement(sub)
@@ -51,6 +52,20 @@ def _register_pack_build(psub: argparse._SubParsersAction) -> None:
     b.add_argument("--scheme", default="pilot-01", help="pilot-01, pilot-02 or a scheme JSON file")
     b.add_argument("--out", required=True, type=Path, metavar="PACKDIR")
     b.add_argument("--seed", type=int, default=None, help="shuffle seed (kept in the key only)")
+    b.add_argument(
+        "--sessions",
+        default="1,last",
+        metavar="FIRST,LATER",
+        help="the two sessions each item shows: numbers, 'first' or 'last' (default 1,last: "
+        "the first and the run's planned last session)",
+    )
+    b.add_argument(
+        "--order",
+        choices=("per-rater", "fixed"),
+        default="per-rater",
+        help="each rater sees the items in an order of their own (seeded by the pack and the "
+        "rater's name; default), or every rater one fixed order",
+    )
     b.add_argument(
         "--key-out",
         type=Path,
@@ -101,6 +116,17 @@ def _register_leakcheck(psub: argparse._SubParsersAction) -> None:
     lk.set_defaults(handler=_leakcheck)
 
 
+def _register_add_rater(psub: argparse._SubParsersAction) -> None:
+    """``pack add-rater``: one more expected rater, on the record (decision 406)."""
+    ad = psub.add_parser(
+        "add-rater", help="expect one more rater than the pack was built for (logged)"
+    )
+    ad.add_argument("packdir", type=Path, metavar="PACKDIR")
+    ad.add_argument("rater", metavar="NAME")
+    ad.add_argument("--by", required=True, help="who adds the rater (recorded in the pack log)")
+    ad.set_defaults(handler=_add_rater)
+
+
 def _register_rate(sub: argparse._SubParsersAction) -> None:
     """``rate``: a human in the terminal app, or a model rater with ``--model``."""
     r = sub.add_parser(
@@ -136,6 +162,13 @@ def _register_agreement(sub: argparse._SubParsersAction) -> None:
         "--pool-groups",
         action="store_true",
         help="also report human and model raters pooled (rows labelled pooled)",
+    )
+    a.add_argument(
+        "--min-seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help="list the ratings saved in less than S seconds on their item (timed ratings)",
     )
     a.set_defaults(handler=_agreement)
 
@@ -208,15 +241,20 @@ def _print_json(model: object) -> None:
 def _build(args: argparse.Namespace) -> int:
     from curiosity_tui.packs.build import build_pack, collect_ledgers, material_from_ledger
     from curiosity_tui.packs.schemes import load_scheme
+    from curiosity_tui.packs.session_pick import parse_session_pick
 
     scheme = load_scheme(args.scheme)
     raters = [x.strip() for x in args.raters.split(",") if x.strip()]
-    if args.min_raters < 1:
-        raise InputError("--min-raters must be at least 1")
-    if args.leak_permutations < 1:
-        raise InputError("--leak-permutations must be at least 1")
-    materials = [material_from_ledger(p) for p in collect_ledgers(args.runs)]
-    held_out = [material_from_ledger(p) for p in collect_ledgers(args.control_runs)]
+    from curiosity_tui.bounds import MAX_CONTROLS, MAX_RATERS, check_count, check_permutations
+    from curiosity_tui.packs.leakcheck import ALPHA
+
+    check_count(args.min_raters, flag="--min-raters", low=1, high=MAX_RATERS)
+    check_count(args.controls, flag="--controls", low=0, high=MAX_CONTROLS)
+    # before anything is built: a count that cannot reach α makes --strict a gate that never shuts
+    check_permutations(args.leak_permutations, flag="--leak-permutations", alpha=ALPHA)
+    pick = parse_session_pick(args.sessions)
+    materials = [material_from_ledger(p, sessions=pick) for p in collect_ledgers(args.runs)]
+    held_out = [material_from_ledger(p, sessions=pick) for p in collect_ledgers(args.control_runs)]
     res = build_pack(
         materials,
         scheme,
@@ -227,6 +265,8 @@ def _build(args: argparse.Namespace) -> int:
         min_raters=args.min_raters,
         controls_per_kind=args.controls,
         control_materials=held_out,
+        sessions_spec=pick.spec(),
+        order=args.order,
     )
     leaks = _leakcheck_after_build(res, strict=args.strict, permutations=args.leak_permutations)
     summary = {
@@ -242,6 +282,8 @@ def _build(args: argparse.Namespace) -> int:
         "notes": res.notes,
         "leakcheck": leaks.model_dump(mode="json"),
         "scripted": res.manifest.scripted,
+        "sessions": pick.spec(),
+        "sessions_shown": _sessions_shown(materials),
     }
     if args.json:
         _print_json(summary)
@@ -253,6 +295,11 @@ def _build(args: argparse.Namespace) -> int:
     print(
         "runs per configuration: " + ", ".join(f"{k} {v}" for k, v in sorted(res.configs.items()))
     )
+    shown = _sessions_shown(materials)
+    print(
+        f"sessions shown ({pick.spec()}): "
+        + ", ".join(f"{k} in {n} run(s)" for k, n in shown.items())
+    )
     print(
         f"key: {res.key_path} (sha256 {res.manifest.key_sha256[:16]}…) — keep it away from raters"
     )
@@ -262,6 +309,15 @@ def _build(args: argparse.Namespace) -> int:
         print(f"note: {n}")
     print(format_leaks(leaks, brief=True))
     return 0
+
+
+def _sessions_shown(materials: list[RunMaterial]) -> dict[str, int]:
+    """How many runs show each pair of sessions, e.g. {"1 and 5": 8, "1 and 3": 4}."""
+    out: dict[str, int] = {}
+    for m in materials:
+        k = f"{m.sessions[0]} and {m.sessions[1]}"
+        out[k] = out.get(k, 0) + 1
+    return out
 
 
 def _leakcheck_after_build(res: BuildResult, *, strict: bool, permutations: int) -> LeakReport:
@@ -284,6 +340,14 @@ def _leakcheck_after_build(res: BuildResult, *, strict: bool, permutations: int)
             f"p = {first.p_value:.3f}); {len(bad)} leaking task(s)"
         )
     return rep
+
+
+def _add_rater(args: argparse.Namespace) -> int:
+    from curiosity_tui.packs.rater_add import add_rater
+
+    seq = add_rater(args.packdir, args.rater, by=args.by)
+    print(f"{args.packdir}: rater {args.rater} added (pack log seq {seq})")
+    return 0
 
 
 def _leakcheck(args: argparse.Namespace) -> int:
@@ -352,6 +416,7 @@ def _rate_with_model(args: argparse.Namespace, session: RatingSession) -> int:
 
     from curiosity_tui.packs.model_rater import format_model_run
     from curiosity_tui.packs.rating import rater_group
+    from curiosity_tui.textsafe import terminal_safe
 
     if rater_group(session.rater) != "model":
         raise InputError(
@@ -359,16 +424,28 @@ def _rate_with_model(args: argparse.Namespace, session: RatingSession) -> int:
         )
     if not args.model:
         raise InputError(f"rater {session.rater!r} is a model rater: pass --model (and --base-url)")
-    for flag in ("concurrency", "max_tokens"):
-        if getattr(args, flag) < 1:
-            raise InputError(f"--{flag.replace('_', '-')} must be at least 1")
-    if args.max_retries < 0 or not args.timeout > 0:
-        raise InputError("--max-retries must be 0 or more and --timeout a positive number")
+    from curiosity_tui.bounds import MAX_CONCURRENCY, MAX_TOKENS, check_count
+
+    check_count(args.concurrency, flag="--concurrency", low=1, high=MAX_CONCURRENCY)
+    check_count(args.max_tokens, flag="--max-tokens", low=1, high=MAX_TOKENS)
+    from curiosity_tui.bounds import check_call_numbers
+
+    check_call_numbers(args)
     run = asyncio.run(_model_run(args, session))
     if args.json:
         _print_json(run)
     else:
         print(format_model_run(run))
+    if run.missing:  # not a success: name how many stayed missing and the first reason
+        why = " ".join(next(iter(run.missing.values())).split())
+        print(
+            terminal_safe(
+                f"rate: {len(run.missing)} of {len(run.attempted)} item(s) still missing "
+                f"(first: {why[:300]}); run the same command again to retry them"
+            ),
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -396,15 +473,21 @@ async def _model_run(args: argparse.Namespace, session: RatingSession) -> ModelR
                 print(f"  {item}: {'rated' if ok else 'missing'}", flush=True)
 
         return await rate_pack(
-            session, client, concurrency=limit, max_tokens=args.max_tokens, progress=progress
+            session,
+            client,
+            concurrency=limit,
+            max_tokens=args.max_tokens,
+            progress=progress,
+            dialect=caps.schema_dialect or "strict",
         )
 
 
 def _agreement(args: argparse.Namespace) -> int:
+    from curiosity_tui.bounds import MAX_BOOT, check_count, check_seed
     from curiosity_tui.packs.pack_agreement import format_agreement, pack_agreement
 
-    if args.boot < 0:
-        raise InputError("--boot must be ≥ 0")
+    check_count(args.boot, flag="--boot", low=10, high=MAX_BOOT)  # docs/errors.md, Numbers
+    check_seed(args.seed)
     _refuse_export(args.packdir, "agreement")
     if args.tui:
         from curiosity_tui.app.standalone import AgreementApp
@@ -420,6 +503,7 @@ def _agreement(args: argparse.Namespace) -> int:
         real_only=args.real_only,
         key_path=args.key,
         pool_groups=args.pool_groups,
+        min_seconds=args.min_seconds,
     )
     if args.csv is not None:
         from curiosity_tui.packs.pack_csv import AGREEMENT_COLUMNS, agreement_rows

@@ -28,6 +28,9 @@ from curiosity_tui.ledger.event_data import (
     CuratorPrioritySet as CuratorPrioritySet,
 )
 from curiosity_tui.ledger.event_data import (
+    CuratorReverted as CuratorReverted,
+)
+from curiosity_tui.ledger.event_data import (
     DecayApplied as DecayApplied,
 )
 from curiosity_tui.ledger.event_data import (
@@ -74,6 +77,9 @@ from curiosity_tui.ledger.event_data import (
 )
 from curiosity_tui.ledger.event_data import (
     ReturnConditionSet as ReturnConditionSet,
+)
+from curiosity_tui.ledger.event_data import (
+    ServerChanged as ServerChanged,
 )
 from curiosity_tui.ledger.event_data import (
     SessionCommitted as SessionCommitted,
@@ -410,6 +416,22 @@ def _priority(st: FoldState, seq: int, session: int, node: str | None, actor: st
 
 
 @_kind(
+    "curator_reverted",
+    CuratorReverted,
+    "A curator took back an earlier curator action (`reverts` is its seq): the fields it "
+    "changed get their earlier values; the action's own event stays in the journal.",
+)
+def _reverted(st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data) -> None:
+    n = st.node(node, seq)
+    if d.get("status") is not None:
+        n["status"] = d["status"]
+    if d["action"] == "merge":
+        n["merged_into"] = None
+    if d.get("restores_priority"):
+        n["curator_priority"] = d.get("curator_priority")
+
+
+@_kind(
     "downgrade_proposed",
     DowngradeProposed,
     "A proposal to waive or weaken one requirement, with grounds.",
@@ -447,6 +469,8 @@ def _dg_decided(
                 "ts": d.get("at", ""),
                 "session": session,
             }
+            if d.get("self_approval"):
+                p["decision"]["self_approval"] = True
             if d["decision"] == "approve":
                 if p["action"] == "waive":
                     r["status"] = "waived"
@@ -553,6 +577,21 @@ def _endpoint_probed(
     st.meta = {**st.meta, "endpoint": dict(d)}
 
 
+@_kind(
+    "server_changed",
+    ServerChanged,
+    "What the server says it is (model, build, template, model file) changed between two "
+    "sessions of the run; kept in run metadata.",
+    needs_node=False,
+)
+def _server_changed(
+    st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data
+) -> None:
+    if st.meta is None:
+        raise CorruptLedgerError(f"event seq {seq}: server_changed before ledger_created", seq=seq)
+    st.meta = {**st.meta, "server_changes": [*st.meta.get("server_changes", []), dict(d)]}
+
+
 COMMIT_MARKERS = frozenset({"session_committed", "batch_committed"})
 
 #: the node fields each kind's fold may change, on every node it touches (see
@@ -574,6 +613,7 @@ FOLD_FIELDS: dict[str, frozenset[str]] = {
     "status_changed": frozenset({"status"}),
     "nodes_merged": frozenset({"status", "merged_into"}),
     "curator_priority_set": frozenset({"curator_priority"}),
+    "curator_reverted": frozenset({"status", "merged_into", "curator_priority"}),
     "downgrade_proposed": frozenset({"downgrades"}),
     "downgrade_decided": frozenset({"downgrades", "return_condition"}),
     "decay_applied": frozenset({"status"}),

@@ -10,9 +10,13 @@ bounds). From it come both
   - ``strict``: the common subset hosted APIs accept in strict mode: every field required,
     nullable instead of optional, ``additionalProperties: false``, ``enum`` s; no item counts,
     no string lengths, no tuples;
-  - ``full``: strict plus ``minItems``/``maxItems``, ``minLength``/``maxLength`` and, for the
-    judge-after, one tuple position per listed id (``prefixItems`` with a ``const`` id), so a
-    server with grammar-constrained decoding (llama.cpp) cannot produce a reply the rules reject;
+  - ``full``: strict plus ``minItems``/``maxItems`` and ``minLength``/``maxLength``;
+
+  an enforced count or pairing is said by the reply's shape in both (issue 27, decision 360): a
+  ``min_items``/``max_items`` rule on an object of nullable slots drops the first slots' null
+  branch and the slots past the bound; an ``exact_ids`` rule turns a map into an object whose
+  properties are exactly the listed ids, all required. :meth:`CallSpec.checked_after` names what
+  a dialect still cannot say (checked on the reply; the call's repair turn follows);
 
 * and the validator run on every reply (:meth:`CallSpec.check`), whatever the dialect, for the
   rules marked ``enforced`` (servers without constrained decoding exist).
@@ -21,7 +25,8 @@ A rule that is not ``enforced`` is guidance the schema carries (node ids, requir
 bounds that keep a small model's reply inside its token cap); breaking it does not fail the call:
 the apply step drops what names an unknown node or requirement and lists it in ``rejected``.
 
-The specs of the calls are built in ``call_specs.py``.
+The specs of the calls are built in ``protocol/call_specs.py``; a spec's ``stored`` turns a
+checked reply into the record the ledger keeps (``protocol/reply_shapes.py``).
 """
 
 from __future__ import annotations
@@ -58,14 +63,19 @@ class Rule:
     enforced: bool = True  # the validator rejects a reply that breaks it
 
     def problems(self, where: str, value: Any) -> Iterator[str]:
-        """What is wrong with ``value`` (found at ``where``) under this rule."""
-        if self.exact_ids is not None and isinstance(value, list):
-            got = [str(item.get("id", "")).strip() for item in value if isinstance(item, dict)]
+        """What is wrong with ``value`` (found at ``where``) under this rule. A list's items
+        are its elements; an object's (slots, or a map keyed by id) its values not null."""
+        if self.exact_ids is not None and isinstance(value, list | dict):
+            got = _ids_of(value)
             want = list(self.exact_ids)
             if sorted(got) != sorted(want) or len(set(got)) != len(got):
                 yield f"{where}: judge exactly the listed ids {want} once each, nothing else (got {got})"
-        if isinstance(value, list):
-            n = len(value)
+        if isinstance(value, list | dict):
+            n = (
+                len(value)
+                if isinstance(value, list)
+                else sum(v is not None for v in value.values())
+            )
             if self.min_items is not None and n < self.min_items:
                 yield f"{where}: give at least {self.min_items} item(s) (got {n})"
             if self.max_items is not None and n > self.max_items:
@@ -81,12 +91,21 @@ class Rule:
                 yield f"{where}: at most {self.max_length} characters (got {len(value)})"
 
 
+def _ids_of(value: list[Any] | dict[str, Any]) -> list[str]:
+    if isinstance(value, dict):  # a map keyed by id (the wire shape)
+        return [str(k) for k in value]
+    return [str(item.get("id", "")).strip() for item in value if isinstance(item, dict)]
+
+
 @dataclass(frozen=True)
 class CallSpec:
     """A structured call's response model and the rules built for this call."""
 
     model: type[BaseModel]
     rules: tuple[Rule, ...] = ()
+    #: the reply's wire shape -> the record stored (protocol/reply_shapes.to_record); None: the
+    #: reply is stored as it is
+    stored: Callable[[BaseModel], BaseModel] | None = None
 
     @property
     def name(self) -> str:
@@ -123,6 +142,46 @@ class CallSpec:
 
     def validator(self) -> Callable[[BaseModel], None]:
         return self.check
+
+    def record(self, reply: BaseModel) -> BaseModel:
+        """The stored record of a checked reply (translated once, here, from the wire shape)."""
+        return reply if self.stored is None else self.stored(reply)
+
+    def shorter(self) -> CallSpec:
+        """This spec for the retry after a reply cut at its cap (issue 27): every guidance
+        bound tighter, the enforced rules as they are: a guidance ``max_items`` or
+        ``max_length`` halved (a text never below its least length). Said in ``full``
+        (counts and lengths); ``strict`` cannot say them, so its retry schema is the same."""
+        rules = []
+        for rule in self.rules:
+            if not rule.enforced:
+                half = None if rule.max_length is None else max(rule.max_length // 2, 1)
+                low = rule.min_length or 0
+                rule = replace(
+                    rule,
+                    max_items=None if rule.max_items is None else rule.max_items // 2,
+                    max_length=None if half is None else max(half, low),
+                )
+            rules.append(rule)
+        return replace(self, rules=tuple(rules))
+
+    def checked_after(self, dialect: Dialect) -> list[Rule]:
+        """The enforced rules ``dialect`` cannot say: :meth:`check` finds a break after the
+        reply, and the call's repair turn follows. In any dialect, a least length's "not
+        blank" (a schema without ``pattern`` counts spaces as text); in ``strict`` also every
+        length, and counts on a plain array (the replies' bounded lists are slots instead)."""
+        schema = _template(self.model, dialect)
+        out = []
+        for rule in self.rules:
+            if not rule.enforced:
+                continue
+            if rule.min_length is not None or (dialect == "strict" and rule.max_length is not None):
+                out.append(rule)
+            elif dialect == "strict" and (rule.min_items, rule.max_items) != (None, None):
+                nodes = _schema_nodes(schema, rule.path)
+                if any(_non_null(n).get("type") == "array" for n in nodes):
+                    out.append(rule)
+        return out
 
 
 # --------------------------------------------------------------------------- schema side
@@ -200,12 +259,23 @@ def _schema_nodes(schema: dict[str, Any], path: str) -> list[dict[str, Any]]:
             if prop is None:
                 raise KeyError(f"rule path {path!r}: no field {name!r}")
             if items:
-                arr = _non_null(prop)
-                nxt.extend(arr["prefixItems"] if "prefixItems" in arr else [arr["items"]])
+                nxt.extend(_item_nodes(_non_null(prop)))
             else:
                 nxt.append(prop)
         nodes = nxt
     return nodes
+
+
+def _item_nodes(arr: dict[str, Any]) -> list[dict[str, Any]]:
+    """The schema of each item of an array, of each slot of an object of slots, or of the
+    values of a map keyed by id."""
+    if "prefixItems" in arr:
+        return list(arr["prefixItems"])
+    if "items" in arr:
+        return [arr["items"]]
+    if isinstance(arr.get("additionalProperties"), dict):
+        return [arr["additionalProperties"]]
+    return list(arr.get("properties", {}).values())
 
 
 def _apply(node: dict[str, Any], rule: Rule, dialect: Dialect) -> None:
@@ -213,14 +283,10 @@ def _apply(node: dict[str, Any], rule: Rule, dialect: Dialect) -> None:
     if rule.one_of is not None:
         _apply_enum(node, list(rule.one_of))
     if rule.exact_ids is not None:
-        item = target["items"]
-        ids = list(rule.exact_ids)
-        if dialect == "full":
-            target.pop("items")
-            target["prefixItems"] = [_with_id(item, [i], const=True) for i in ids]
-            target["minItems"] = target["maxItems"] = len(ids)
-        elif ids:
-            target["items"] = _with_id(item, ids, const=False)
+        _keyed_by(target, list(rule.exact_ids))
+    if target.get("type") == "object":  # slots: counts are said by the shape, in any dialect
+        _bound_slots(target, rule.min_items, rule.max_items)
+        return
     if dialect != "full":
         return
     for key, value in (
@@ -250,16 +316,25 @@ def _apply_enum(node: dict[str, Any], values: list[str]) -> None:
         node["enum"] = values
 
 
-def _with_id(item: dict[str, Any], ids: list[str], *, const: bool) -> dict[str, Any]:
-    out = copy.deepcopy(item)
-    prop = out["properties"]["id"]
-    prop.pop("enum", None)
-    if const:
-        prop["const"] = ids[0]
-        prop["enum"] = ids  # const for llama.cpp's grammar, enum for readers without const
-    else:
-        prop["enum"] = ids
-    return out
+def _keyed_by(target: dict[str, Any], ids: list[str]) -> None:
+    """A map keyed by id becomes an object with exactly ``ids``, each required."""
+    value = target.pop("additionalProperties")
+    target["properties"] = {i: copy.deepcopy(value) for i in ids}
+    target["required"] = list(ids)
+    target["additionalProperties"] = False
+
+
+def _bound_slots(target: dict[str, Any], low: int | None, high: int | None) -> None:
+    """The first ``low`` slots lose their null; slots past ``high`` go."""
+    props: dict[str, Any] = target.get("properties", {})
+    keys = list(props)
+    if high is not None:
+        for key in keys[high:]:
+            props.pop(key)
+        target["required"] = [k for k in target.get("required", []) if k in props]
+    for key in keys[: low or 0]:
+        if key in props:
+            props[key] = _non_null(props[key])
 
 
 # --------------------------------------------------------------------------- data side
@@ -276,6 +351,8 @@ def _data_values(data: Any, path: str) -> list[tuple[str, Any]]:
             child = value[name]
             if items and isinstance(child, list):
                 nxt.extend((f"{here}[{i}]", v) for i, v in enumerate(child))
+            elif items and isinstance(child, dict):  # slots, or a map keyed by id
+                nxt.extend((f"{here}.{k}", v) for k, v in child.items() if v is not None)
             elif not items:
                 nxt.append((here, child))
         found = nxt

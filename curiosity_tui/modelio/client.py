@@ -26,7 +26,9 @@ server). Every request carries ``X-Curiosity-Call: <kind>`` and
   again after a cut-off reply (:func:`repair_turn`); a second failure raises
   :class:`ModelCallError` carrying both records.
 * The API key is used only to build the ``openai`` client: it is in no
-  record, no error message (they are redacted as a second guard) and no repr.
+  record, no error message (they are redacted as a second guard) and no repr;
+  a reply that echoes it has it replaced by ``[redacted]`` before anything reads
+  the reply, so no journal, projection, pack or rater copy can hold it.
 * Model text is returned verbatim: nothing is stripped or escaped here;
   display code escapes it.
 """
@@ -34,25 +36,41 @@ server). Every request carries ``X-Curiosity-Call: <kind>`` and
 from __future__ import annotations
 
 import asyncio
-import functools
-import hashlib
 import json
 import os
 import random
-import re
 import time
-import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal, TypeVar
 
 import openai
 from pydantic import BaseModel, ValidationError
 
+from curiosity_tui.clock import utc_now_micro
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger.models import CallRecord
-from curiosity_tui.modelio import ratelimit, request_template, wire
 from curiosity_tui.modelio import retry as rt
+from curiosity_tui.modelio import wire
+from curiosity_tui.modelio.chat_call import (
+    call_record,
+    chat_body,
+    prepare_body,
+    reply_identity,
+)
+from curiosity_tui.modelio.json_reply import (
+    describe_validation_error,
+    longest_string,
+    parse_json_object,
+    repair_turn,
+    reply_excerpt,
+    schema_of,
+    schema_response_format,
+    with_schema_in_last_user_turn,
+)
+from curiosity_tui.modelio.openai_clients import close_clients, openai_client, pool_key
+from curiosity_tui.modelio.reply_cache import REPLAY_MISS, answer_current, keep_accepted
 from curiosity_tui.modelio.run_context import run_headers
+from curiosity_tui.modelio.sampling import call_sampling, note_refusal
 from curiosity_tui.textsafe import replace_unstorable, replace_unstorable_in_json
 
 T = TypeVar("T")
@@ -80,170 +98,6 @@ class ModelConfigError(CuriosityError):
     """The model endpoint is not configured well enough to make the call."""
 
 
-def render_messages(messages: Sequence[dict[str, str]]) -> str:
-    """The deterministic text form of a message list, stored as ``request_text``."""
-    return "\n\n".join(f"[{m.get('role', '')}]\n{m.get('content', '')}" for m in messages)
-
-
-@functools.cache
-def _schema_of(schema: type[BaseModel]) -> dict[str, Any]:
-    # model_json_schema() costs ~2 ms for DeliverableResponse; schemas are fixed classes.
-    # The cached dict is shared: treat it as read-only.
-    return schema.model_json_schema()
-
-
-@functools.cache
-def _schema_text(schema: type[BaseModel]) -> str:
-    return json.dumps(_schema_of(schema), ensure_ascii=False, sort_keys=True)
-
-
-def schema_response_format(
-    schema: type[BaseModel], wire: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """The ``response_format`` payload for a pydantic model (strict structured outputs);
-    ``wire`` is the call's own schema (``call_schemas.CallSpec.json_schema``) when it has one."""
-    body = wire if wire is not None else _schema_of(schema)
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": schema.__name__, "schema": body, "strict": True},
-    }
-
-
-def schema_instruction(schema: type[BaseModel], wire: dict[str, Any] | None = None) -> str:
-    """The schema text added to the last user turn for ``json_object`` and prompt mode (a
-    trailing system message would be dropped by some chat templates, Gemma's among them);
-    ``wire`` is the call's own schema when it has one."""
-    text = (
-        json.dumps(wire, ensure_ascii=False, sort_keys=True)
-        if wire is not None
-        else _schema_text(schema)
-    )
-    return (
-        "Reply with one JSON object and nothing else. It must validate against this JSON schema:\n"
-        + text
-    )
-
-
-_FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*?)\n?```\s*$", re.DOTALL)
-
-
-def parse_json_object(text: str) -> dict[str, Any]:
-    """Parse a reply as one JSON object (a single surrounding code fence is tolerated).
-
-    Control characters inside strings are accepted (``strict=False``) and kept.
-    Raises ``ValueError`` with a message fit to send back in a repair request.
-    """
-    candidates = [text]
-    fenced = _FENCE.match(text)
-    if fenced:
-        candidates.append(fenced.group(1))
-    error: Exception | None = None
-    for candidate in candidates:
-        try:
-            value = json.loads(candidate, strict=False)
-        except ValueError as exc:
-            error = exc
-            continue
-        if not isinstance(value, dict):
-            raise ValueError(f"the reply is JSON but not an object (got {type(value).__name__})")
-        return value
-    if not text.strip():
-        raise ValueError("the reply is empty, not a JSON object")
-    raise ValueError(f"the reply is not valid JSON: {error}")
-
-
-def describe_validation_error(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors()[:5]:
-        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        parts.append(f"{where}: {err['msg']}")
-    more = f" (+{exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
-    return "the reply does not match the schema: " + "; ".join(parts) + more
-
-
-def repair_message(problem: str) -> str:
-    return (
-        f"Your previous reply could not be used: {problem}. "
-        "Reply again with only the corrected JSON object, following the schema exactly."
-    )
-
-
-REPAIR_EXCERPT_CHARS = 600
-"""A rejected reply longer than this goes back in the repair turn as an excerpt only."""
-
-
-def repair_turn(
-    messages: Sequence[dict[str, str]], content: str, problem: str, *, truncated: bool
-) -> list[dict[str, str]]:
-    """The conversation of the repair retry. It never re-sends a whole long or cut-off reply
-    (that can overflow a small context): a cut-off reply starts again from the original
-    messages with a note to be brief; a long one is quoted as a short excerpt."""
-    if truncated:
-        note = (
-            f"\n\n(An earlier reply was cut off and could not be used: {problem}. "
-            "Reply with a shorter, complete JSON object.)"
-        )
-        *head, last = [dict(m) for m in messages]
-        if last.get("role") == "user":
-            return [*head, {**last, "content": last.get("content", "") + note}]
-        return [*head, last, {"role": "user", "content": note.strip()}]
-    if len(content) <= REPAIR_EXCERPT_CHARS:
-        return [
-            *messages,
-            {"role": "assistant", "content": content},
-            {"role": "user", "content": repair_message(problem)},
-        ]
-    excerpt = content[: REPAIR_EXCERPT_CHARS - 100] + " … " + content[-80:]
-    return [
-        *messages,
-        {
-            "role": "user",
-            "content": f"Your previous reply began and ended: {excerpt}\n\n"
-            + repair_message(problem),
-        },
-    ]
-
-
-def with_schema_in_last_user_turn(
-    messages: Sequence[dict[str, str]],
-    schema: type[BaseModel],
-    wire: dict[str, Any] | None = None,
-) -> list[dict[str, str]]:
-    """``messages`` with the schema instruction appended to the last user message."""
-    sent = [dict(m) for m in messages]
-    for m in reversed(sent):
-        if m.get("role") == "user":
-            m["content"] = f"{m.get('content', '')}\n\n{schema_instruction(schema, wire)}"
-            return sent
-    return [*sent, {"role": "user", "content": schema_instruction(schema, wire)}]
-
-
-def _longest_string(value: Any) -> int:
-    if isinstance(value, str):
-        return len(value)
-    if isinstance(value, dict):
-        return max((_longest_string(v) for v in value.values()), default=0)
-    if isinstance(value, list):
-        return max((_longest_string(v) for v in value), default=0)
-    return 0
-
-
-def reply_excerpt(text: str, limit: int = 2000) -> str:
-    """The start of an oversized reply, marked as cut (what the record keeps)."""
-    return f"{text[:limit]}\n[... cut: the reply was {len(text)} characters]"
-
-
-# One openai client per (event loop, endpoint, key, timeout), shared by every ModelClient and
-# released with its loop. httpx connections cannot cross loops; and an AsyncOpenAI dropped
-# unclosed inside a *running* loop lets asyncio close its sockets behind the selector's back,
-# after which new connections of that loop can hang until they time out (observed with 200
-# concurrent calls after a discarded client). Holding the clients here for the loop's lifetime
-# means dropping a ModelClient is always safe. The key enters only as a sha256 digest.
-_POOL: weakref.WeakKeyDictionary[
-    asyncio.AbstractEventLoop, dict[tuple[Any, ...], openai.AsyncOpenAI]
-] = weakref.WeakKeyDictionary()
-
-
 def _post_chat(
     oa: openai.AsyncOpenAI,
     model: str,
@@ -252,15 +106,14 @@ def _post_chat(
     timeout: float,
     kwargs: dict[str, Any],
 ) -> Any:
-    """``oa.chat.completions.create`` without its typed-params transform: the same wire
-    request (``kwargs``: the token limit and ``extra_body``), about 1 ms less CPU a call, which
-    a pilot pays thousands of times (issue 14.5). Errors are openai's, as before. It is
-    ``oa.post`` (``request_template.post_json``: its options built cheaply, the request from
-    its shape's template). The reply comes back as parsed JSON (``cast_to=object``), read by
+    """``oa.chat.completions.create`` without its typed-params transform (a walk over every
+    message and the schema, about 1 ms of CPU a call, issue 14.5): openai's public ``post``
+    for the same wire request (``kwargs``: the token limit and ``extra_body``), openai's
+    errors. The reply comes back as parsed JSON (``cast_to=object``), read by
     ``wire.reply_fields_of_json``."""
-    extra = dict(kwargs)
-    body = {"model": model, "messages": messages, **extra.pop("extra_body", {}), **extra}
-    return request_template.post_json(oa, "/chat/completions", body, headers, timeout)
+    body = chat_body(model, messages, kwargs)
+    options: Any = {"headers": headers, "timeout": timeout}
+    return oa.post("/chat/completions", cast_to=object, body=body, options=options)
 
 
 class _Exhausted(Exception):
@@ -325,6 +178,7 @@ class ModelClient:
             max_retry_after_s=max_retry_after_s,
             retry_timeouts=retry_timeouts,
         )
+        self.refused_sampling: dict[str, str] = {}  # parameter -> the server's 400 (sampling.py)
         self.server_slots: int | None = None  # from the endpoint probe; 1 = one request at a time
         self.context_window: int | None = None  # tokens, where the server or a flag says
         self.max_reply_bytes = max_reply_bytes
@@ -335,11 +189,7 @@ class ModelClient:
         #: where /v1/embeddings is served, when not at ``base_url`` (llama-server serves one
         #: model per process: the chat model on one port, MiniLM on another)
         self.embedding_base_url = embedding_base_url or None
-        self._pool_key = (
-            self.base_url,
-            hashlib.sha256(key.encode("utf-8")).hexdigest(),
-            timeout_s,
-        )
+        self._pool_key = pool_key(self.base_url, key, timeout_s)
         self._embed_pool_key = (self.embedding_base_url, *self._pool_key[1:])
 
     def __repr__(self) -> str:
@@ -349,21 +199,12 @@ class ModelClient:
 
     def _client(self, *, embeddings: bool = False) -> openai.AsyncOpenAI:
         separate = embeddings and self.embedding_base_url is not None
-        pool_key = self._embed_pool_key if separate else self._pool_key
-        per_loop = _POOL.setdefault(asyncio.get_running_loop(), {})
-        oa = per_loop.get(pool_key)
-        if oa is None:
-            oa = openai.AsyncOpenAI(
-                api_key=self._key,
-                base_url=self.embedding_base_url if separate else self.base_url,
-                max_retries=0,
-                timeout=self.timeout_s,
-            )
-            wire.coalesce_writes(oa)  # one socket write a request (issue 14.5)
-            request_template.attach(oa)  # a chat request from its shape's template (14.5)
-            ratelimit.attach(oa)  # --max-rpm / --max-tpm: waits before each request (14.6)
-            per_loop[pool_key] = oa
-        return oa
+        return openai_client(
+            self._embed_pool_key if separate else self._pool_key,
+            api_key=self._key,
+            base_url=self.embedding_base_url if separate else self.base_url,
+            timeout_s=self.timeout_s,
+        )
 
     async def aclose(self) -> None:
         """Close this endpoint's connections in the running event loop (a later call reconnects).
@@ -371,11 +212,7 @@ class ModelClient:
         Clients for the same endpoint share connections within a loop; closing is optional
         (they are released with the loop) but tidy at the end of a program.
         """
-        per_loop = _POOL.get(asyncio.get_running_loop(), {})
-        for pool_key in (self._pool_key, self._embed_pool_key):
-            oa = per_loop.pop(pool_key, None)
-            if oa is not None:
-                await oa.close()
+        await close_clients((self._pool_key, self._embed_pool_key))
 
     async def __aenter__(self) -> ModelClient:
         return self
@@ -384,8 +221,12 @@ class ModelClient:
         await self.aclose()
 
     def _redact(self, text: str) -> str:
+        """``text`` without this client's key, as written or as a JSON string escapes it."""
         if self._key and self._key != NO_KEY_PLACEHOLDER and len(self._key) >= 4:
             text = text.replace(self._key, "[redacted]")
+            escaped = json.dumps(self._key, ensure_ascii=False)[1:-1]
+            if escaped != self._key:
+                text = text.replace(escaped, "[redacted]")
         return text
 
     def _headers(self, kind: str, session: int) -> dict[str, str]:
@@ -476,20 +317,24 @@ class ModelClient:
         wire: dict[str, Any] | None = None,
         dialect: str | None = None,
     ) -> tuple[str, CallRecord]:
-        # ~80 lines, kept whole on purpose: one loop holds the call's three fall-backs (HTTP
-        # retries, json_schema -> json_object, max_tokens -> max_completion_tokens) and the one
-        # record every outcome leaves; the request and reply halves are _request and _reply.
+        # kept whole on purpose: one loop, every fall-back, one record (halves: _request, _reply)
         fmt = self._format_for(schema)
         common: dict[str, Any] = dict(
             kind=kind, model=self.model, session=session, internal=internal, repair=repair
         )
         common.update(max_tokens=max_tokens, schema_dialect=dialect if wire is not None else None)
+        common.update(started_at=utc_now_micro())
+        sampled = call_sampling(kind, session, set(self.refused_sampling))
         start = time.perf_counter()
         retries = 0
         fell_back = False
         waits: list[float] = []
         while True:
             sent, kwargs = self._request(messages, max_tokens, schema, fmt, wire)
+            prepare_body(self.model, kwargs, sent, sampled, common)
+            hit = self._from_cache(common, prior, repair)  # a resumed session or a replay
+            if hit is not None:
+                return hit
             oa = self._client()
 
             def make(
@@ -511,6 +356,11 @@ class ModelClient:
             except _Exhausted as ex:
                 retries += ex.retries
                 exc = ex.exc
+                text = self._redact(self._describe(exc)[1])
+                if note_refusal(self.refused_sampling, exc, text, sampled):  # not sent again
+                    sampled = call_sampling(kind, session, set(self.refused_sampling))
+                    retries += 1
+                    continue
                 if may_fall_back and self._is_format_refusal(exc, unknown=negotiating):
                     fmt, fell_back, retries = "json_object", True, retries + 1
                     continue
@@ -524,14 +374,7 @@ class ModelClient:
                 ):
                     self.token_param, retries = "max_completion_tokens", retries + 1
                     continue
-                record = CallRecord(
-                    **common,
-                    latency_s=time.perf_counter() - start,
-                    retries=retries,
-                    waited_s=round(sum(waits), 3),
-                    request_text=render_messages(sent),
-                    response_format=fmt,
-                )
+                record = call_record(common, start, retries, waits, sent, fmt)
                 self.calls.append(record)
                 code, text = self._describe(exc)
                 if ex.note:
@@ -541,15 +384,22 @@ class ModelClient:
             self.json_schema_supported = False  # negotiated once, for the client's lifetime
         elif fmt == "json_schema":
             self.json_schema_supported = True
-        record = CallRecord(
-            **common,
-            latency_s=time.perf_counter() - start,
-            retries=retries,
-            waited_s=round(sum(waits), 3),
-            request_text=render_messages(sent),
-            response_format=fmt,
-        )
-        return self._reply(response, record, prior)
+        record = call_record(common, start, retries, waits, sent, fmt)
+        content, record = self._reply(response, record, prior)
+        keep_accepted(session, [record] if schema is None else [])  # free text: as it came
+        return content, record
+
+    def _from_cache(
+        self, common: dict[str, Any], prior: Sequence[CallRecord], repair: bool
+    ) -> tuple[str, CallRecord] | None:
+        """The recorded reply to this request (reply_cache.py); a replay's miss fails the call."""
+        record = answer_current(common, repair=repair)
+        if record is None:
+            return None
+        self.calls.append(record)
+        if record.cached:
+            return record.response_text, record
+        raise self._fail(record, "replay_miss", REPLAY_MISS, [*prior, record])
 
     def _format_for(self, schema: type[BaseModel] | None) -> str | None:
         """The response format a call with ``schema`` uses now (None: free text)."""
@@ -592,7 +442,7 @@ class ModelClient:
             if fmt == "json_object":
                 rf: dict[str, Any] = {"type": "json_object"}
                 if self.json_object_schema if object_schema is None else object_schema:
-                    rf["schema"] = wire if wire is not None else _schema_of(schema)
+                    rf["schema"] = wire if wire is not None else schema_of(schema)
                 kwargs["extra_body"] = {"response_format": rf}
         return sent, kwargs
 
@@ -608,10 +458,12 @@ class ModelClient:
         if not content and refusal:
             content = str(refusal)
         content, record.replaced_chars = replace_unstorable(content)  # lone surrogates
+        content = self._redact(content)  # an echoed key is never recorded (decision 402)
         record.prompt_tokens = fields.prompt_tokens
         record.completion_tokens = fields.completion_tokens
         record.finish_reason = fields.finish_reason
         record.response_text = content
+        record.response_model, record.system_fingerprint = reply_identity(response)  # 23.2
         if refusal and not fields.content:
             record.refusal = True
         self.calls.append(record)
@@ -645,11 +497,12 @@ class ModelClient:
         schema: type[BaseModel],
         max_tokens: int,
         object_schema: bool = False,
+        extra: dict[str, Any] | None = None,
     ) -> tuple[str, float, str | None]:
-        """One probe request in response format ``fmt`` (the endpoint probe's trial): the
-        reply text, seconds taken and finish reason. No record is kept; a 500 is not retried (it is the
-        answer). Raises :class:`ModelCallError` with the failure's code."""
+        """One probe request in format ``fmt`` (``extra``: the sampling trial's): reply text, seconds,
+        finish reason. No record; a 500 is not retried (it is the answer). ModelCallError."""
         sent, kwargs = self._request(messages, max_tokens, schema, fmt, object_schema=object_schema)
+        kwargs.update(extra or {})
         oa = self._client()
         start = time.perf_counter()
 
@@ -657,7 +510,7 @@ class ModelClient:
             return oa.chat.completions.create(
                 model=self.model,
                 messages=sent,  # type: ignore[arg-type]
-                extra_headers=self._headers("probe", 0),
+                extra_headers=self._headers("probe-sampling" if extra else "probe", 0),
                 timeout=self.timeout_s,
                 **kwargs,
             )
@@ -668,7 +521,7 @@ class ModelClient:
             code, text = self._describe(ex.exc)
             raise ModelCallError(self._redact(text), code=code, records=[]) from None
         choice = response.choices[0] if response.choices else None
-        content = (choice.message.content if choice is not None else None) or ""
+        content = self._redact((choice.message.content if choice is not None else None) or "")
         finish = choice.finish_reason if choice is not None else None
         return content, time.perf_counter() - start, finish
 
@@ -698,11 +551,14 @@ class ModelClient:
         validator: Callable[[M], None] | None = None,
         wire_schema: dict[str, Any] | None = None,
         dialect: str | None = None,
+        shorter_schema: Callable[[], dict[str, Any]] | None = None,
     ) -> tuple[M, CallRecord]:
         """A JSON call validated against ``schema`` (and ``validator``, which raises ValueError).
 
         ``wire_schema`` is the call's own JSON schema (sent instead of ``schema``'s; recorded
-        with its ``dialect``), built with ``validator`` from one ``CallSpec``.
+        with its ``dialect``), built with ``validator`` from one ``CallSpec``;
+        ``shorter_schema`` gives the one the retry after a reply cut at its cap sends (the
+        call's optional parts bounded tighter, ``CallSpec.shorter``; issue 27).
 
         One repair retry on invalid JSON / schema violation / validator failure /
         refusal; then :class:`ModelCallError` (``code`` = ``invalid_json``,
@@ -711,6 +567,7 @@ class ModelClient:
         """
         records: list[CallRecord] = []
         convo = list(messages)
+        shorter: dict[str, Any] | None = None
         for attempt in (0, 1):
             content, record = await self._chat(
                 kind=kind,
@@ -721,7 +578,7 @@ class ModelClient:
                 schema=schema,
                 repair=attempt == 1,
                 prior=records,
-                wire=wire_schema,
+                wire=wire_schema if attempt == 0 or shorter is None else shorter,
                 dialect=dialect,
             )
             records.append(record)
@@ -735,7 +592,7 @@ class ModelClient:
                     code, problem = "invalid_json", str(exc)
                 else:
                     # a parsed string is no longer than the text it came from
-                    longest = _longest_string(data) if len(content) > self.max_field_chars else 0
+                    longest = longest_string(data) if len(content) > self.max_field_chars else 0
                     if longest > self.max_field_chars:
                         record.response_text = reply_excerpt(content)
                         raise self._fail(
@@ -752,6 +609,7 @@ class ModelClient:
                         if validator is not None:
                             validator(value)
                         record.earlier = records[:-1]
+                        keep_accepted(session, records)  # for a resume, with its repair
                         return value, record
                     except ValidationError as exc:
                         problem = describe_validation_error(exc)
@@ -764,6 +622,8 @@ class ModelClient:
                 raise self._fail(record, code, problem, records)
             record.error = self._redact(problem)
             convo = repair_turn(messages, content, problem, truncated=code == "length")
+            if code == "length" and shorter_schema is not None and wire_schema is not None:
+                shorter = shorter_schema()
         raise AssertionError("unreachable")
 
     # -- embeddings ------------------------------------------------------------
@@ -789,6 +649,7 @@ class ModelClient:
             internal=True,
             request_text=json.dumps(request, ensure_ascii=False),
             response_format="embeddings",
+            started_at=utc_now_micro(),
         )
         if not request:
             return [], record
@@ -810,6 +671,7 @@ class ModelClient:
             record.retries = ex.retries
             record.waited_s = round(sum(waits), 3)
             record.latency_s = time.perf_counter() - start
+            record.ended_at = utc_now_micro()
             self.calls.append(record)
             code, text = self._describe(ex.exc)
             if ex.note:
@@ -818,6 +680,7 @@ class ModelClient:
         record.retries = retries
         record.waited_s = round(sum(waits), 3)
         record.latency_s = time.perf_counter() - start
+        record.ended_at = utc_now_micro()
         data = sorted(response.data, key=lambda d: d.index)
         vectors = [list(map(float, d.embedding)) for d in data]
         if len(vectors) != len(request):

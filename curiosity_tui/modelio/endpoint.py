@@ -6,6 +6,9 @@ What is probed (each a few small requests; ``curiosity-tui endpoint check`` runs
   guess, so an honoured reply shows the server enforced it), ``json_object``, and prompt mode
   (the schema in the last user turn, no server support). ``--response-format auto`` takes the
   first that works, in that order; a fixed choice is tried alone;
+* the schema dialect (``call_schemas``): where the format carries the schema, one trial with
+  the item counts and string lengths only the ``full`` dialect sends; honoured: ``full``;
+  refused (a 400 naming a keyword) or ignored: ``strict``, recorded with the reason;
 * the context window, where the server says: llama.cpp's ``GET /props``
   (``default_generation_settings.n_ctx``, and ``total_slots``), else ``GET /v1/models``
   metadata (``meta.n_ctx``, ``max_model_len``, ``context_length``), else ``--context-window``;
@@ -19,11 +22,14 @@ that works around it.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from curiosity_tui.clock import utc_now_micro
 from curiosity_tui.errors import CuriosityError
@@ -31,12 +37,15 @@ from curiosity_tui.ledger.endpoint_record import (
     EndpointCapabilities,
     FormatChoice,
     FormatTrial,
+    ModelFile,
     ResponseFormat,
     TrialOutcome,
 )
-from curiosity_tui.ledger.events import EndpointProbed
+from curiosity_tui.ledger.events import EndpointProbed, ServerChanged
 from curiosity_tui.ledger.ledger import Ledger
-from curiosity_tui.modelio.client import ModelCallError, ModelClient, parse_json_object
+from curiosity_tui.modelio.client import ModelCallError, ModelClient
+from curiosity_tui.modelio.json_reply import parse_json_object
+from curiosity_tui.modelio.sampling import refused_param
 
 __all__ = [
     "EndpointCapabilities",
@@ -62,6 +71,15 @@ class ProbeReply(BaseModel):
     probe: Literal["curiosity-probe-7f3a", "curiosity-probe-b2c9"]
 
 
+class DialectProbeReply(BaseModel):
+    """The dialect trial's schema: item counts and string lengths, which only the ``full``
+    dialect sends (issue 27 item 6). A server that enforces them can take ``full``."""
+
+    model_config = ConfigDict(extra="forbid")
+    probe: list[Literal["curiosity-probe-7f3a"]] = Field(min_length=2, max_length=2)
+    code: str = Field(min_length=4, max_length=4)
+
+
 _PROBE_MESSAGES = [
     {"role": "user", "content": 'Reply with one JSON object that has exactly one key, "probe".'}
 ]
@@ -77,6 +95,7 @@ class EndpointOptions:
     embedding_model: str | None = None
     embedding_fallback: Literal["none", "offline"] = "none"
     context_window: int | None = None
+    model_file: Path | None = None  # its sha256 goes into the record (issue 23.2)
 
 
 def _root_url(base_url: str | None) -> str | None:
@@ -103,12 +122,15 @@ async def _server_info(client: ModelClient, caps: EndpointCapabilities) -> None:
         n_ctx = _int(props["default_generation_settings"].get("n_ctx"))
         if n_ctx:
             caps.context_window, caps.context_source = n_ctx, "props"
+        caps.sampling_defaults = _sampling_defaults(props["default_generation_settings"])
+        caps.server_props = _props_identity(props)
     models = await client.get_json("models")
     data = models.get("data") if isinstance(models, dict) else None
     if isinstance(data, list):
         entries = [d for d in data if isinstance(d, dict)]
         caps.model_listed = any(d.get("id") == client.model for d in entries)
         mine = next((d for d in entries if d.get("id") == client.model), None)
+        caps.listed_model = _listed(mine)
         if mine is not None and caps.context_window is None:
             raw_meta = mine.get("meta")
             meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
@@ -124,8 +146,114 @@ async def _server_info(client: ModelClient, caps: EndpointCapabilities) -> None:
                     break
 
 
+SAMPLING_KEYS = (
+    "temperature",
+    "top_p",
+    "top_k",
+    "min_p",
+    "typical_p",
+    "repeat_penalty",
+    "presence_penalty",
+    "frequency_penalty",
+    "seed",
+    "n_predict",
+    "stop",
+    "samplers",
+)
+"""The sampling values of llama.cpp's ``default_generation_settings`` the record keeps."""
+
+
+_MAX_LISTED_BYTES = 4096
+
+
+def _props_identity(props: dict[str, Any]) -> dict[str, Any]:
+    """What llama.cpp's /props says it runs (issue 23.2): the model file's path, the build, a
+    hash of the chat template (the template itself is kilobytes; the hash tells two apart),
+    the context and the slots."""
+    out: dict[str, Any] = {}
+    for key in ("model_path", "build_info"):
+        if isinstance(props.get(key), str):
+            out[key] = props[key][:500]
+    template = props.get("chat_template")
+    if isinstance(template, str):
+        out["chat_template_sha256"] = hashlib.sha256(
+            template.encode("utf-8", "replace")
+        ).hexdigest()
+        out["chat_template_chars"] = len(template)
+    settings = props.get("default_generation_settings") or {}
+    for key, value in (("n_ctx", settings.get("n_ctx")), ("total_slots", props.get("total_slots"))):
+        if _int(value):
+            out[key] = value
+    return out
+
+
+def _listed(entry: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The model's /v1/models entry as stored: whole when small, else its id and owner only."""
+    if entry is None:
+        return None
+    text = json.dumps(entry, ensure_ascii=False, sort_keys=True, default=str)
+    if len(text) <= _MAX_LISTED_BYTES:
+        return dict(json.loads(text))
+    return {k: entry.get(k) for k in ("id", "owned_by", "created") if k in entry}
+
+
+def model_file_record(path: Path) -> ModelFile:
+    """The sha256 of a model file (``--model-file``), read in 1 MiB blocks; one line if it
+    cannot be read."""
+    digest = hashlib.sha256()
+    size = 0
+    try:
+        with path.open("rb") as f:
+            while block := f.read(1 << 20):
+                digest.update(block)
+                size += len(block)
+    except OSError as err:
+        raise EndpointUnusable(f"--model-file {path}: cannot read: {err.strerror or err}") from None
+    return ModelFile(path=str(path), bytes=size, sha256=digest.hexdigest())
+
+
+def _sampling_defaults(settings: dict[str, Any]) -> dict[str, Any] | None:
+    """The sampling defaults llama.cpp reports (at the top of ``default_generation_settings``
+    in older builds, under its ``params`` in newer ones); None when it reports none."""
+    params = settings.get("params")
+    source = params if isinstance(params, dict) else settings
+    found = {k: source[k] for k in SAMPLING_KEYS if k in source}
+    return found or None
+
+
+_SAMPLING_TRIAL = {"temperature": 0.0, "top_p": 1.0, "seed": 1}
+_SAMPLING_TRIAL_TOKENS = 16
+
+
+async def _sampling(client: ModelClient, caps: EndpointCapabilities) -> None:
+    """Does the server take temperature, top_p and seed? One small request with all three; a
+    400/422 naming one records it as refused (the run's calls then leave it out, each saying
+    so) and the request goes again without it. Other failures say nothing about sampling."""
+    sent = dict(_SAMPLING_TRIAL)
+    while sent:
+        try:
+            await client.probe_chat(
+                messages=_PROBE_MESSAGES,
+                fmt="prompt",
+                schema=ProbeReply,
+                max_tokens=_SAMPLING_TRIAL_TOKENS,
+                extra=sent,  # kind probe-sampling
+            )
+        except ModelCallError as err:
+            name = refused_param(err.reason, sent) if err.code in ("http_400", "http_422") else None
+            if name is None:
+                return
+            caps.refused_sampling[name] = err.reason[:300]
+            del sent[name]
+            continue
+        return
+
+
 async def _trial(
-    client: ModelClient, fmt: ResponseFormat, object_schema: bool = False
+    client: ModelClient,
+    fmt: ResponseFormat,
+    object_schema: bool = False,
+    schema: type[BaseModel] = ProbeReply,
 ) -> FormatTrial:
     # json_schema: the enum forces a ~15-token reply; the others get room for a chatty model
     limit = _PROBE_MAX_TOKENS if fmt == "json_schema" else 2 * _PROBE_MAX_TOKENS
@@ -133,7 +261,7 @@ async def _trial(
         text, seconds, finish = await client.probe_chat(
             messages=_PROBE_MESSAGES,
             fmt=fmt,
-            schema=ProbeReply,
+            schema=schema,
             max_tokens=limit,
             object_schema=object_schema,
         )
@@ -157,7 +285,7 @@ async def _trial(
         )
     if fmt == "json_schema" or object_schema:
         try:
-            ProbeReply.model_validate(data)
+            schema.model_validate(data)
         except ValidationError:
             return FormatTrial(
                 format=fmt,
@@ -225,13 +353,32 @@ async def _embeddings(client: ModelClient, caps: EndpointCapabilities, model: st
         caps.embeddings, caps.embeddings_detail = "error", "the server returned empty vectors"
 
 
-def _dialect(caps: EndpointCapabilities) -> Literal["strict", "full"] | None:
-    """ "full" where the server turns JSON schemas into grammars (llama.cpp honoured the
-    probe's json_schema), "strict" (the hosted subset) elsewhere; None if nothing works."""
-    if caps.response_format is None:
+async def _dialect(
+    client: ModelClient, caps: EndpointCapabilities
+) -> Literal["strict", "full"] | None:
+    """The schema dialect the server can take, tried in order (issue 27 item 6): ``full``
+    where the format carries the schema and the server enforces the full dialect's counts and
+    lengths (the dialect trial is honoured); ``strict`` where it refuses them (a 400 naming a
+    keyword), ignores them, or the format carries no schema. The trial is recorded (its
+    detail says which dialect and why); None if no format works."""
+    fmt = caps.response_format
+    if fmt is None:
         return None
-    full = caps.server == "llama.cpp" and caps.response_format == "json_schema"
-    return "full" if full else "strict"
+    carried = fmt == "json_schema" or caps.json_object_schema
+    if not carried:
+        return "strict"
+    trial = await _trial(
+        client, fmt, object_schema=caps.json_object_schema, schema=DialectProbeReply
+    )
+    dialect: Literal["strict", "full"] = "full" if trial.outcome == "honoured" else "strict"
+    why = {
+        "honoured": "the server enforces item counts and string lengths",
+        "refused": "the server refuses the full dialect's keywords, retried as strict",
+        "unconstrained": "the server ignores item counts and string lengths",
+    }.get(trial.outcome, "the dialect trial failed")
+    trial.detail = f"dialect {dialect}: {why}" + (f" ({trial.detail})" if trial.detail else "")
+    caps.trials.append(trial)
+    return dialect
 
 
 async def probe_endpoint(client: ModelClient, opts: EndpointOptions) -> EndpointCapabilities:
@@ -248,14 +395,18 @@ async def probe_endpoint(client: ModelClient, opts: EndpointOptions) -> Endpoint
         embedding_fallback=opts.embedding_fallback,
     )
     saved = client.response_format
+    if opts.model_file is not None:
+        caps.model_file = model_file_record(opts.model_file)
     await _server_info(client, caps)
     if opts.context_window:
         caps.context_window, caps.context_source = opts.context_window, "flag"
     try:
         await _formats(client, caps, opts.response_format)
+        caps.schema_dialect = await _dialect(client, caps)
     finally:
         client.response_format = saved
-    caps.schema_dialect = _dialect(caps)
+    if caps.response_format is not None:
+        await _sampling(client, caps)
     if opts.embedding_model:
         await _embeddings(client, caps, opts.embedding_model)
         if caps.embeddings == "served":
@@ -295,6 +446,7 @@ def apply_capabilities(client: ModelClient, caps: EndpointCapabilities) -> None:
         client.json_object_schema = caps.json_object_schema
     client.server_slots = caps.slots
     client.context_window = caps.context_window
+    client.refused_sampling.update(caps.refused_sampling)
 
 
 async def prepare_endpoint(client: ModelClient, opts: EndpointOptions) -> EndpointCapabilities:
@@ -312,6 +464,9 @@ def record_endpoint(led: Ledger, caps: EndpointCapabilities) -> bool:
     written. A batch of its own (``batch_committed``), before the next session."""
     if caps.same_as(led.meta.endpoint):
         return False
+    changes = caps.changes_from(led.meta.endpoint) if led.last_session > 0 else {}
     with led.batch(led.last_session, marker="batch_committed", label="endpoint") as b:
         b.emit(EndpointProbed.model_validate(caps.model_dump(mode="json")))
+        if changes:  # the server is not what the run's earlier sessions ran on (issue 23.2)
+            b.emit(ServerChanged(after_session=led.last_session, changes=changes))
     return True

@@ -2,7 +2,8 @@
 
 ``configure(rpm, tpm)`` (the CLI's ``--max-rpm`` / ``--max-tpm``) sets the process's limiter;
 every model client built afterwards in the process waits on it before each HTTP request
-(``attach``: httpx request and response hooks on the openai client, so retries wait too).
+(``event_hooks``: httpx's public request and response hooks, given to the httpx client the
+openai client is built with, so retries wait too).
 All runs of a pilot in one process share the buckets. Worker processes cannot share an
 asyncio bucket, so each worker gets an equal share of the budget (``rpm / workers``): the
 total never exceeds the limit, and a worker with fewer runs leaves part of its share unused.
@@ -24,7 +25,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-__all__ = ["RateLimiter", "attach", "configure", "current", "parse_reset"]
+__all__ = ["RateLimiter", "configure", "current", "event_hooks", "parse_reset"]
 
 BURST_S = 6.0
 _TOKENS_KEY = "curiosity_tokens"
@@ -150,12 +151,12 @@ def _estimate(content: bytes) -> int:
     return len(json.dumps(prompt, ensure_ascii=False)) // 4 + int(limit)
 
 
-def attach(oa: Any) -> None:
-    """Make the openai client ``oa`` wait on the process's limiter (if one is configured)."""
+def event_hooks() -> dict[str, list[Callable[[Any], Awaitable[None]]]]:
+    """The httpx ``event_hooks`` that make a client wait on the process's limiter (empty when
+    none is configured); ``ModelClient`` builds its httpx client with them."""
     limiter = _CURRENT
-    http = getattr(oa, "_client", None)
-    if limiter is None or http is None:
-        return
+    if limiter is None:
+        return {}
 
     async def on_request(request: Any) -> None:
         est = _estimate(request.content) if limiter.tokens is not None else 0
@@ -173,7 +174,4 @@ def attach(oa: Any) -> None:
             return
         limiter.settle(int(response.request.extensions.get(_TOKENS_KEY, 0)), used)
 
-    hooks = http.event_hooks
-    hooks.setdefault("request", []).append(on_request)
-    hooks.setdefault("response", []).append(on_response)
-    http.event_hooks = hooks
+    return {"request": [on_request], "response": [on_response]}

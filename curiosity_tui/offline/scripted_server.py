@@ -19,7 +19,8 @@ reply as given), ``length`` (the reply cut in half with ``finish_reason:
 length``), ``refusal`` (``content: null`` and the reply as ``message.refusal``, as
 OpenAI structured outputs do). Replies longer than the request's ``max_tokens`` (by the server's
 deterministic token estimate) are cut and end on ``length``, as a real server
-would. Every request is recorded (headers without the Authorization value,
+would. A JSON reply scripted in the stored shape of a judge-before, judge-after or deliverable
+goes out in the wire shape the request asks for (``reply_shapes.to_wire``). Every request is recorded (headers without the Authorization value,
 and the JSON body) for tests to inspect.
 
 Server behaviours the endpoint probe and the retry policy are tested against (constructor
@@ -28,7 +29,10 @@ flags): ``json_schema_status`` (500 plays llama-cpp-python, which answers a stri
 ``--embeddings``), ``context_window`` (a 400 ``exceed_context_size_error`` when the prompt
 estimate plus ``max_tokens`` do not fit; also reported by ``GET /v1/models``), ``llama_props``
 (``GET /props`` as llama.cpp: ``default_generation_settings.n_ctx``, ``total_slots``) and
-``one_slot`` (one chat request served at a time, as a one-slot llama-server). Probe requests
+``one_slot`` (one chat request served at a time, as a one-slot llama-server), ``rejects``
+(request parameters answered with a 400 naming them, as a server without ``seed``),
+``system_fingerprint`` (sent with every chat reply) and ``props_extra`` (more of ``/props``:
+``model_path``, ``build_info``, ``chat_template``). Probe requests
 (kind ``probe``) get a reply that follows the request's schema when no rule answers them.
 
 Usage::
@@ -55,6 +59,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from curiosity_tui.errors import InputError
+from curiosity_tui.protocol.reply_shapes import WIRE_MODEL_OF_KIND, to_wire
 
 Fault = Literal[
     "http_408",
@@ -83,6 +88,8 @@ _STATUS_FAULTS: dict[int, tuple[str, str]] = {
 }
 
 SCRIPTED_MODEL = "scripted"
+#: the sampling defaults ``GET /props`` reports with ``llama_props`` (as llama-server's)
+LLAMA_DEFAULTS = {"temperature": 0.8, "top_p": 0.95, "top_k": 40, "min_p": 0.05, "seed": -1}
 EMBEDDING_DIM = 64
 SCHEMA_VIOLATION_REPLY = {"unexpected": "this object does not follow the requested schema"}
 
@@ -206,9 +213,10 @@ class _HTTPError(Exception):
         self.headers = headers or {}
 
 
-def probe_reply(body: dict[str, Any]) -> dict[str, Any]:
+def probe_reply(body: dict[str, Any], counts: bool = False) -> dict[str, Any]:
     """A reply to an endpoint probe that follows its schema, as constrained decoding would:
-    each property's first enum value (the probe's schema is one enum property)."""
+    each property's first enum value (the probe's schema is one enum property). ``counts``
+    (a llama.cpp grammar) also follows the dialect trial's item counts and lengths."""
     fmt = body.get("response_format") or {}
     # json_schema, or json_object with a "schema" key (llama.cpp / llama-cpp-python's extension)
     schema = (fmt.get("json_schema") or {}).get("schema") or fmt.get("schema") or {}
@@ -216,7 +224,21 @@ def probe_reply(body: dict[str, Any]) -> dict[str, Any]:
     for name, prop in (schema.get("properties") or {}).items():
         values = prop.get("enum") or ([prop["const"]] if "const" in prop else None)
         out[name] = values[0] if values else "x"
+        if counts and prop.get("type") == "array":
+            item = prop.get("items") or {}
+            out[name] = [item.get("const") or item.get("enum", ["x"])[0]] * prop["minItems"]
+        elif counts and "minLength" in prop:
+            out[name] = "x" * prop["minLength"]
     return out or {"probe": "curiosity-probe-7f3a"}
+
+
+def _shaped(kind: str, body: dict[str, Any], reply: Any) -> Any:
+    """A reply scripted in the stored shape, in the wire shape the request asks for (issue 27):
+    where the request's schema (in any response format) is the kind's wire model."""
+    name = WIRE_MODEL_OF_KIND.get(kind)
+    if name is None or name not in json.dumps(body, ensure_ascii=False):
+        return reply
+    return to_wire(kind, reply)
 
 
 class ScriptedServer:
@@ -240,6 +262,9 @@ class ScriptedServer:
         llama_props: bool = False,
         slots: int = 4,
         one_slot: bool = False,
+        rejects: tuple[str, ...] = (),
+        system_fingerprint: str | None = None,
+        props_extra: dict[str, Any] | None = None,
     ) -> None:
         self.script = script or Script()
         self.responder = responder
@@ -255,6 +280,12 @@ class ScriptedServer:
         self.context_window = context_window
         self.llama_props = llama_props
         self.slots = 1 if one_slot else slots
+        #: request parameters answered with a 400 naming them (a server without ``seed``)
+        self.rejects = tuple(rejects)
+        #: sent with every chat reply when set (as OpenAI's system_fingerprint)
+        self.system_fingerprint = system_fingerprint
+        #: more of llama.cpp's /props (model_path, build_info, chat_template) with llama_props
+        self.props_extra = dict(props_extra or {})
         self._slot = threading.Lock() if one_slot else None
         self.requests: list[RecordedRequest] = []
         #: each request's body as it arrived, in the order of ``requests`` (wire tests)
@@ -348,8 +379,8 @@ class ScriptedServer:
             if got is not None:
                 return got if isinstance(got, Reply) else Reply(reply=got)
         default = self.script.defaults.get(kind)
-        if default is None and kind == "probe":
-            return Reply(reply=probe_reply(body))
+        if default is None and kind in ("probe", "probe-sampling"):
+            return Reply(reply=probe_reply(body, counts=self.llama_props))
         if default is None:
             return None
         return default if isinstance(default, Reply) else Reply(reply=default)
@@ -410,6 +441,9 @@ class ScriptedServer:
                 "response_format type 'json_schema' is not supported",
                 "server_error" if status >= 500 else "invalid_request_error",
             )
+        for name in self.rejects:
+            if name in body:
+                raise _HTTPError(400, f"Unsupported parameter: '{name}' is not supported.")
         if "max_tokens" in body and not self.accepts_max_tokens:
             raise _HTTPError(
                 400,
@@ -426,7 +460,7 @@ class ScriptedServer:
         content = (
             reply.reply
             if isinstance(reply.reply, str)
-            else json.dumps(reply.reply, ensure_ascii=False)
+            else json.dumps(_shaped(kind, body, reply.reply), ensure_ascii=False)
         )
         finish = reply.finish_reason
         if reply.fault == "invalid_json":
@@ -448,7 +482,7 @@ class ScriptedServer:
         messages = body.get("messages") or []
         prompt_text = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
         prompt = estimate_tokens(prompt_text)
-        return {
+        out: dict[str, Any] = {
             "id": f"chatcmpl-scripted-{self._next_id()}",
             "object": "chat.completion",
             "created": int(time.time()),
@@ -467,6 +501,9 @@ class ScriptedServer:
                 "total_tokens": prompt + completion,
             },
         }
+        if self.system_fingerprint is not None:
+            out["system_fingerprint"] = self.system_fingerprint
+        return out
 
     def handle_embeddings(self, headers: dict[str, str], body: dict[str, Any]) -> dict[str, Any]:
         if not self.embeddings:
@@ -560,8 +597,9 @@ class _Handler(BaseHTTPRequestHandler):
                 entry["meta"] = {"n_ctx": owner.context_window}
             self._send(200, {"object": "list", "data": [entry]})
         elif self.path.rstrip("/") == "/props" and owner.llama_props:
-            settings = {"n_ctx": owner.context_window or 4096}
+            settings = {"n_ctx": owner.context_window or 4096, "params": LLAMA_DEFAULTS}
             props = {"default_generation_settings": settings, "total_slots": owner.slots}
+            props.update(owner.props_extra)
             self._send(200, props)
         else:
             self._error(_HTTPError(404, f"no such path {self.path}"))

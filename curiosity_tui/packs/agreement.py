@@ -34,6 +34,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from curiosity_tui.packs.bootstrap import bootstrap_by_cluster, bootstrap_cohen, bootstrap_question
+from curiosity_tui.packs.coefficients import Coefficient
 from curiosity_tui.packs.statistics import (
     AgreementDataError,
     Estimate,
@@ -77,6 +78,8 @@ class PairAgreement(BaseModel):
     confusion: list[list[int]] = Field(
         description="rows: rater_a's category, columns: rater_b's, in the scheme's order"
     )
+    #: PABAK with the prevalence and bias indices, and (ordinal) weighted κ (decision 425)
+    coefficients: dict[str, Coefficient] = Field(default_factory=dict)
 
 
 class QuestionAgreement(BaseModel):
@@ -95,6 +98,11 @@ class QuestionAgreement(BaseModel):
     pairs: list[PairAgreement]
     category_counts: dict[str, dict[str, int]]
     notes: list[str] = []
+    #: the question's scale in its scheme (decision 425)
+    level: str = "nominal"
+    #: Gwet's AC1, Brennan–Prediger and (ordinal) AC2 and α ordinal, each with its analytic
+    #: standard error and interval (packs/scale_agreement.py)
+    coefficients: dict[str, Coefficient] = Field(default_factory=dict)
 
 
 class _Boot(NamedTuple):

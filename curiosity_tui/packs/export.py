@@ -26,8 +26,10 @@ from curiosity_tui.packs.pack import (
     ExportMarker,
     Pack,
     PackError,
+    presentation_order,
 )
 from curiosity_tui.packs.rating import ratings_path, read_rater_file, validate_rater_name
+from curiosity_tui.provenance import current as current_provenance
 
 __all__ = ["ExportResult", "export_for_rater"]
 
@@ -48,8 +50,8 @@ def _check_out(pack: Pack, out: Path) -> None:
     dest = out.resolve()
     if dest == src or src in dest.parents:
         raise PackError(f"{out}: inside the pack {pack.path}; export it somewhere else")
-    if not dest.parent.is_dir():
-        raise PackError(f"{out}: its parent folder {dest.parent} does not exist")
+    if dest.parent.exists() and not dest.parent.is_dir():
+        raise PackError(f"{out}: {dest.parent} is a file, not a folder")
 
 
 def _write_copy(pack: Pack, tmp: Path, rater: str, own: Path) -> None:
@@ -63,7 +65,11 @@ def _write_copy(pack: Pack, tmp: Path, rater: str, own: Path) -> None:
         items_sha256=pack.manifest.items_sha256,
         rater=rater,
         exported_at=utc_now_milli(),
+        provenance=current_provenance(),
     )
+    seen, seed = presentation_order(pack.manifest, rater)
+    if seed is not None:
+        marker = marker.model_copy(update={"order_seed": seed, "order": seen})
     atomic_write_bytes(tmp / EXPORT_FILE, (marker.model_dump_json(indent=2) + "\n").encode())
 
 
@@ -76,6 +82,10 @@ def export_for_rater(packdir: str | Path, rater: str, out: str | Path) -> Export
     _check_out(pack, out)
     own = ratings_path(pack.path, rater)
     records = read_rater_file(own, rater, pack.manifest.pack_id)  # refuse a damaged file now
+    try:  # its folder is made as other commands make theirs
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise StorageError(f"{out}: cannot create {out.parent}: {os_reason(err)}") from err
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
     try:
         _write_copy(pack, tmp, rater, own)

@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import re
 from collections.abc import Callable
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from curiosity_tui.ledger.sampling_record import SamplingTable
+from curiosity_tui.modelio.call_schemas import CallSpec, Dialect, Rule
 from curiosity_tui.modelio.client import ModelCallError, ModelClient
+from curiosity_tui.modelio.sampling import sampling_scope
 from curiosity_tui.packs.pack import PackItem
 from curiosity_tui.packs.rating import (
     MODEL_PREFIX,
@@ -28,6 +32,9 @@ from curiosity_tui.packs.rating import (
     QuestionAnswer,
     RatingError,
     RatingSession,
+    check_quote,
+    normalise_ws,
+    quote_length_problem,
     rated_items,
     validate_answers,
 )
@@ -40,10 +47,14 @@ __all__ = [
     "ModelRatingRun",
     "rate_pack",
     "rating_messages",
+    "rating_schema",
+    "rating_spec",
     "reply_model",
 ]
 
 RATE_KIND = "rate"
+MAX_QUOTE_CHOICES = 40  # statements offered per question (bounds the schema's size)
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+|\n+")
 DEFAULT_MAX_TOKENS = 800
 DEFAULT_CONCURRENCY = 4
 
@@ -72,19 +83,32 @@ def clean_endpoint(base_url: str | None) -> str | None:
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
+def _quote_slots(q: Question, n: int) -> type[BaseModel]:
+    """The quotes as ``max_quotes`` slots (issue 27 item 7): the scheme's count said by the
+    shape in every dialect; the first ``min_quotes`` are strings, the rest may be null. A
+    missing slot reads as null (the schema sent requires every slot: :func:`_all_required`)."""
+    fields: dict[str, Any] = {}
+    for i in range(1, q.max_quotes + 1):
+        fields[f"quote_{i}"] = (str, ...) if i <= q.min_quotes else (str | None, None)
+    model: type[BaseModel] = create_model(
+        f"Quotes{n}", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    return model
+
+
 def _answer_model(q: Question, n: int) -> type[BaseModel]:
     category: Any = Literal[tuple(q.category_ids)]
+    what = (
+        f"{q.min_quotes} to {q.max_quotes} statements copied exactly from the item, one per slot"
+        if q.max_quotes
+        else "none: leave empty"
+    )
     model: type[BaseModel] = create_model(
         f"Answer{n}",
         __config__=ConfigDict(extra="forbid"),
         category=(category, ...),
         grounds=(str, Field(description="one line: why this category")),
-        quotes=(
-            list[str],
-            Field(
-                description=f"{q.min_quotes} to {q.max_quotes} statements copied exactly from the item"
-            ),
-        ),
+        quotes=(_quote_slots(q, n), Field(description=what)),
     )
     return model
 
@@ -122,7 +146,7 @@ def _question_text(q: Question) -> str:
             + (f" ({q.quote_help})" if q.quote_help else "")
         )
     else:
-        rules.append("quotes: none (an empty list)")
+        rules.append("quotes: none (an empty object)")
     help_text = f"\n{q.help}" if q.help else ""
     return f"Question {q.id}: {q.prompt}{help_text}\n{cats}\n" + "\n".join(f"  {r}" for r in rules)
 
@@ -135,7 +159,7 @@ def rating_messages(scheme: Scheme, item: PackItem) -> list[dict[str, str]]:
         f"{scheme.instructions}\n\n"
         + "\n\n".join(_question_text(q) for q in scheme.questions)
         + "\n\nReply with one JSON object with one entry per question id, each with "
-        '"category", "grounds" and "quotes".'
+        '"category", "grounds" and "quotes" (one quote per slot, null for a slot left unused).'
     )
     body = "\n\n".join(
         f"=== {label} ===\n{text}"
@@ -148,8 +172,68 @@ def rating_messages(scheme: Scheme, item: PackItem) -> list[dict[str, str]]:
 
 
 def _answers_of(reply: BaseModel, scheme: Scheme) -> dict[str, QuestionAnswer]:
+    """The reply as the human rating records keep it (quotes: the slots not null, in order,
+    a statement named twice kept once)."""
     data = reply.model_dump(by_alias=True)
-    return {q.id: QuestionAnswer.model_validate(data[q.id]) for q in scheme.questions}
+    out = {}
+    for q in scheme.questions:
+        answer = dict(data[q.id])
+        quotes = [v for v in answer["quotes"].values() if v is not None]
+        answer["quotes"] = list(dict.fromkeys(quotes))
+        out[q.id] = QuestionAnswer.model_validate(answer)
+    return out
+
+
+def quote_choices(q: Question, item: PackItem) -> tuple[str, ...]:
+    """The statements of ``item`` a quote for ``q`` may be: its sentences (split after ``.``,
+    ``!``, ``?`` and at line breaks), whitespace folded, long enough for ``q``, verbatim in the
+    item, each once, in item order, at most :data:`MAX_QUOTE_CHOICES`."""
+    out: list[str] = []
+    for section in item.sections:
+        for piece in _SENTENCE_RE.split(section):
+            text = normalise_ws(piece)
+            if not text or text in out or quote_length_problem(text, q) is not None:
+                continue
+            if check_quote(text, item.sections).ok:
+                out.append(text)
+    return tuple(out[:MAX_QUOTE_CHOICES])
+
+
+def rating_spec(scheme: Scheme, item: PackItem | None = None) -> CallSpec:
+    """The ``rate`` call's spec: the reply model and, per quote slot, the item's statements it
+    may be (an ``enum``: verbatim and long enough by construction, in every dialect) and the
+    scheme's least length (``full``). Checked after the reply: grounds required; two slots
+    naming the same statement count once (:func:`_answers_of`)."""
+    rules = tuple(
+        Rule(
+            f"{q.id}.quotes[]",
+            one_of=None if item is None else quote_choices(q, item),
+            min_length=q.quote_min_chars,
+            enforced=False,
+        )
+        for q in scheme.questions
+        if q.max_quotes
+    )
+    return CallSpec(reply_model(scheme), rules)
+
+
+def rating_schema(scheme: Scheme, dialect: Dialect, item: PackItem | None = None) -> dict[str, Any]:
+    """The JSON schema sent with a ``rate`` call on ``item`` in ``dialect`` (every slot
+    required)."""
+    return _all_required(rating_spec(scheme, item).json_schema(dialect))
+
+
+def _all_required(node: Any) -> Any:
+    if isinstance(node, dict):
+        if isinstance(node.get("properties"), dict):
+            node["required"] = list(node["properties"])
+        node.pop("default", None)
+        for value in node.values():
+            _all_required(value)
+    elif isinstance(node, list):
+        for value in node:
+            _all_required(value)
+    return node
 
 
 def _validator(scheme: Scheme, item: PackItem) -> Callable[[BaseModel], None]:
@@ -168,7 +252,12 @@ _Outcome = tuple[dict[str, QuestionAnswer] | None, ModelRating, str | None]
 
 
 async def _rate_one(
-    client: ModelClient, scheme: Scheme, item: PackItem, n: int, max_tokens: int
+    client: ModelClient,
+    scheme: Scheme,
+    item: PackItem,
+    n: int,
+    max_tokens: int,
+    dialect: Dialect = "strict",
 ) -> _Outcome:
     """(answers or None, the model record, the reason a rating is missing)."""
     endpoint = clean_endpoint(client.base_url)
@@ -181,6 +270,8 @@ async def _rate_one(
             max_tokens=max_tokens,
             internal=False,
             validator=_validator(scheme, item),
+            wire_schema=rating_schema(scheme, dialect, item),
+            dialect=dialect,
         )
     except ModelCallError as err:
         fmt = err.records[-1].response_format if err.records else None
@@ -190,6 +281,7 @@ async def _rate_one(
             response_format=fmt,
             calls=len(err.records),
             code=err.code,
+            sampling=err.records[-1].sampling if err.records else None,
         )
         return None, by, err.reason
     by = ModelRating(
@@ -197,6 +289,7 @@ async def _rate_one(
         endpoint=endpoint,
         response_format=record.response_format,
         calls=1 + len(record.earlier),
+        sampling=record.sampling,
     )
     return _answers_of(reply, scheme), by, None
 
@@ -208,10 +301,12 @@ async def rate_pack(
     concurrency: int = DEFAULT_CONCURRENCY,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     progress: Callable[[str, bool], None] | None = None,
+    sampling: SamplingTable | None = None,
+    dialect: Dialect = "strict",
 ) -> ModelRatingRun:
     """Rate every item the model rater has no rating of yet (unrated, or missing before),
     at most ``concurrency`` calls at a time, saving each in pack order as soon as it and
-    every item before it are done."""
+    every item before it are done. ``dialect``: the schema dialect (the endpoint probe's)."""
     if not session.rater.startswith(MODEL_PREFIX):
         raise RatingError(f"rater {session.rater!r} is not a model rater (use model:NAME)")
     if concurrency < 1:
@@ -221,10 +316,17 @@ async def rate_pack(
     gate = asyncio.Semaphore(concurrency)
     place = {item_id: n for n, item_id in enumerate(session.order, start=1)}
 
+    # the rater group of ``sampling`` (default: the protocol's, temperature 0); each call's seed
+    # from the rater's name and the item's place (modelio/sampling.py)
+    table = (sampling or SamplingTable()).resolved()
+
     async def bounded(item_id: str) -> _Outcome:
         async with gate:
             item = session.pack.item(item_id)
-            return await _rate_one(client, session.scheme, item, place[item_id], max_tokens)
+            with sampling_scope(table, session.rater):
+                return await _rate_one(
+                    client, session.scheme, item, place[item_id], max_tokens, dialect
+                )
 
     tasks = [asyncio.ensure_future(bounded(i)) for i in todo]
     run = ModelRatingRun(

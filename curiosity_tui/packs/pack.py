@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 from pathlib import Path
 from typing import Literal
 
@@ -26,6 +27,7 @@ from pydantic import BaseModel, Field, ValidationError
 from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.errors import InputError
 from curiosity_tui.packs.schemes import Scheme, scheme_sha256
+from curiosity_tui.provenance import Provenance
 from curiosity_tui.textfiles import utf8_lines
 
 __all__ = [
@@ -93,6 +95,19 @@ class PackManifest(BaseModel):
         description="built from runs whose replies came from the built-in scripted server, "
         "not a model (practice material); the items themselves do not say so",
     )
+    sessions: str | None = Field(
+        default=None,
+        description="the two sessions each item shows, e.g. '1,last' (decision 440); "
+        "None in packs built before the pick was recorded",
+    )
+    order: Literal["fixed", "per-rater"] = Field(
+        default="fixed",
+        description="presentation order: every rater the manifest's order, or each rater the "
+        "items shuffled by a seed from the pack id and the rater's name (decision 427)",
+    )
+    provenance: Provenance | None = Field(
+        default=None, description="what built the pack (issue 23.3); null before it was kept"
+    )
 
 
 class ExportMarker(BaseModel):
@@ -104,6 +119,12 @@ class ExportMarker(BaseModel):
     items_sha256: str
     rater: str
     exported_at: str
+    #: the rater's presentation order and its seed (decision 427; None: one fixed order)
+    order_seed: str | None = None
+    order: list[str] | None = None
+    provenance: Provenance | None = Field(
+        default=None, description="what made the copy (issue 23.3); null before it was kept"
+    )
 
 
 class KeyEntry(BaseModel):
@@ -114,6 +135,8 @@ class KeyEntry(BaseModel):
     config: str
     control: str | None = None
     base_item: str | None = None
+    #: the two sessions the item shows (decision 440); None in keys written before
+    sessions: list[int] | None = None
 
 
 class PackKey(BaseModel):
@@ -122,6 +145,22 @@ class PackKey(BaseModel):
     scheme_id: str
     seed: int
     items: dict[str, KeyEntry]
+
+
+def order_seed(pack_id: str, rater: str) -> str:
+    """The seed of a rater's presentation order: from the pack id and the rater's name, so
+    the same rater gets the same order again, on any copy of the pack (decision 427)."""
+    return hashlib.sha256(f"curiosity-tui order\0{pack_id}\0{rater}".encode()).hexdigest()[:16]
+
+
+def presentation_order(manifest: PackManifest, rater: str) -> tuple[list[str], str | None]:
+    """(the items in the order ``rater`` sees them, the order's seed or None when fixed)."""
+    items = [ref.id for ref in manifest.items]
+    if manifest.order != "per-rater":
+        return items, None
+    seed = order_seed(manifest.pack_id, rater)
+    random.Random(int(seed, 16)).shuffle(items)
+    return items, seed
 
 
 def sha256_bytes(data: bytes) -> str:

@@ -17,6 +17,8 @@ import json
 
 from curiosity_tui.csvfile import Cell
 from curiosity_tui.packs.agreement import QuestionAgreement
+from curiosity_tui.packs.coefficients import Coefficient
+from curiosity_tui.packs.disagreement import AdjudicationState
 from curiosity_tui.packs.pack import Pack
 from curiosity_tui.packs.pack_agreement import PackAgreement
 from curiosity_tui.packs.rating import latest_by_item
@@ -24,9 +26,11 @@ from curiosity_tui.packs.statistics import Estimate
 from curiosity_tui.packs.unblind import UnblindReport, all_ratings
 
 __all__ = [
+    "ADJUDICATION_COLUMNS",
     "AGREEMENT_COLUMNS",
     "RATINGS_COLUMNS",
     "UNBLIND_COLUMNS",
+    "adjudication_rows",
     "agreement_rows",
     "ratings_rows",
     "unblind_rows",
@@ -45,6 +49,24 @@ AGREEMENT_COLUMNS: tuple[str, ...] = (
     "n_items",
     "n_dropped",
     "undefined_reason",
+    "level",
+    "se",
+    "analytic_low",
+    "analytic_high",
+    "se_method",
+    "replies",
+)
+
+ADJUDICATION_COLUMNS: tuple[str, ...] = (
+    "item",
+    "question",
+    "raw",
+    "adjudicated",
+    "adjudicator",
+    "seq",
+    "ts",
+    "stale",
+    "grounds",
 )
 
 UNBLIND_COLUMNS: tuple[str, ...] = (
@@ -56,6 +78,7 @@ UNBLIND_COLUMNS: tuple[str, ...] = (
     "question",
     "rater",
     "category",
+    "replies",
 )
 
 RATINGS_COLUMNS: tuple[str, ...] = (
@@ -70,6 +93,10 @@ RATINGS_COLUMNS: tuple[str, ...] = (
     "grounds",
     "n_quotes",
     "quotes",
+    "position",
+    "order_seed",
+    "shown_at",
+    "seconds_on_item",
 )
 
 
@@ -87,26 +114,35 @@ def _estimate_cells(e: Estimate) -> list[Cell]:
     ]
 
 
+def _analytic_cells(level: str, e: Estimate) -> list[Cell]:
+    """The question's level, then the analytic SE and interval of a scale coefficient."""
+    if not isinstance(e, Coefficient):
+        return [level, None, None, None, None]
+    return [level, e.se, e.ci_low, e.ci_high, e.se_method or None]
+
+
 def _question_rows(qa: QuestionAgreement) -> list[list[Cell]]:
+    def row(stat: str, a: str | None, b: str | None, e: Estimate) -> list[Cell]:
+        return [qa.question, stat, a, b, *_estimate_cells(e), *_analytic_cells(qa.level, e)]
+
     rows: list[list[Cell]] = [
-        [qa.question, "raw_agreement", None, None, *_estimate_cells(qa.raw_agreement)],
-        [qa.question, "fleiss_kappa", None, None, *_estimate_cells(qa.fleiss_kappa)],
-        [qa.question, "krippendorff_alpha", None, None, *_estimate_cells(qa.krippendorff_alpha)],
+        row("raw_agreement", None, None, qa.raw_agreement),
+        row("fleiss_kappa", None, None, qa.fleiss_kappa),
+        row("krippendorff_alpha", None, None, qa.krippendorff_alpha),
     ]
+    rows += [row(name, None, None, c) for name, c in qa.coefficients.items()]
     for p in qa.pairs:
-        rows.append(
-            [qa.question, "raw_agreement", p.rater_a, p.rater_b, *_estimate_cells(p.raw_agreement)]
-        )
-        rows.append(
-            [qa.question, "cohen_kappa", p.rater_a, p.rater_b, *_estimate_cells(p.cohen_kappa)]
-        )
+        rows.append(row("raw_agreement", p.rater_a, p.rater_b, p.raw_agreement))
+        rows.append(row("cohen_kappa", p.rater_a, p.rater_b, p.cohen_kappa))
+        rows += [row(name, p.rater_a, p.rater_b, c) for name, c in p.coefficients.items()]
     return rows
 
 
 def agreement_rows(rep: PackAgreement) -> list[list[Cell]]:
-    """Per question: raw agreement, Fleiss' κ, Krippendorff's α over all raters (rater
-    columns empty), then raw agreement and Cohen's κ for each rater pair."""
-    return [row for qa in rep.questions for row in _question_rows(qa)]
+    """Per question: raw agreement, Fleiss' κ, Krippendorff's α and the scale's coefficients
+    over all raters (rater columns empty), then raw agreement, Cohen's κ and the pair's scale
+    coefficients for each rater pair; ``replies`` last (decision 442)."""
+    return [[*row, rep.replies] for qa in rep.questions for row in _question_rows(qa)]
 
 
 def unblind_rows(rep: UnblindReport) -> list[list[Cell]]:
@@ -118,7 +154,8 @@ def unblind_rows(rep: UnblindReport) -> list[list[Cell]]:
         for q in questions:
             for r in raters:
                 cat = it.categories.get(r, {}).get(q)
-                rows.append([it.item, it.kind, it.control, it.run, it.config, q, r, cat])
+                row = [it.item, it.kind, it.control, it.run, it.config, q, r, cat]
+                rows.append([*row, rep.replies])
     return rows
 
 
@@ -136,7 +173,7 @@ def ratings_rows(pack: Pack) -> list[list[Cell]]:
                 ans = rec.answers.get(q.id) if rec else None
                 head: list[Cell] = [pack.manifest.pack_id, item, clusters[item], q.id, r]
                 if rec is None or ans is None:
-                    rows.append([*head, None, None, None, None, None, None])
+                    rows.append([*head, *([None] * 10)])
                     continue
                 quotes = json.dumps(ans.quotes, ensure_ascii=False)
                 rows.append(
@@ -148,6 +185,27 @@ def ratings_rows(pack: Pack) -> list[list[Cell]]:
                         ans.grounds,
                         len(ans.quotes),
                         quotes,
+                        rec.position,
+                        rec.order_seed,
+                        rec.shown_at,
+                        rec.seconds_on_item,
                     ]
                 )
+    return rows
+
+
+def adjudication_rows(state: AdjudicationState) -> list[list[Cell]]:
+    """One row per disagreement (pack order, then question): the raw categories (a JSON object
+    rater → category), the adjudicated category in force (empty: not adjudicated) and its
+    record; ``stale`` when a rater revised since (issue 28)."""
+    rows: list[list[Cell]] = []
+    for d in state.disagreements:
+        raw = json.dumps(d.raw, ensure_ascii=False, sort_keys=True)
+        a = d.adjudication
+        if a is None:
+            rows.append([d.item, d.question, raw, None, None, None, None, False, None])
+            continue
+        rows.append(
+            [d.item, d.question, raw, a.category, a.adjudicator, a.seq, a.ts, d.stale, a.grounds]
+        )
     return rows

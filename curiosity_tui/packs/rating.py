@@ -10,20 +10,25 @@ Saving an item again appends a revision; nothing is overwritten.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.clock import utc_now_milli
 from curiosity_tui.errors import InputError, StorageError, os_reason
-from curiosity_tui.packs.pack import RATINGS_DIR, Pack, PackItem
+from curiosity_tui.ledger.sampling_record import CallSampling
+from curiosity_tui.packs.pack import RATINGS_DIR, Pack, PackItem, presentation_order
 from curiosity_tui.packs.schemes import Question, Scheme
+from curiosity_tui.provenance import Provenance
+from curiosity_tui.provenance import current as current_provenance
 from curiosity_tui.textfiles import utf8_lines
 
 __all__ = [
@@ -80,9 +85,28 @@ class ModelRating(BaseModel):
     response_format: str | None = None
     calls: int = Field(ge=0)
     code: str | None = Field(default=None, description="failure code of a missing rating")
+    sampling: CallSampling | None = Field(
+        default=None, description="what the rating call was sent with (issue 23.1)"
+    )
+
+
+def parse_iso_ts(ts: str) -> str | None:
+    """Why ``ts`` is not an ISO-8601 UTC time as the tools write it (``…Z``), or None."""
+    try:
+        ok = ts.endswith("Z") and datetime.fromisoformat(ts[:-1] + "+00:00") is not None
+    except ValueError:
+        ok = False
+    return (
+        None
+        if ok
+        else f"ts {ts[:40]!r} is not an ISO-8601 UTC time (like 2026-01-02T03:04:05.678Z)"
+    )
 
 
 class RatingRecord(BaseModel):
+    #: a misspelt field (``items_sha265``) is refused, not dropped (issue 25, item 9)
+    model_config = ConfigDict(extra="forbid")
+
     pack_id: str
     item: str
     rater: str
@@ -100,6 +124,33 @@ class RatingRecord(BaseModel):
         description="sha256 of the pack's items the rater saw; checked by `ratings import` "
         "(absent from records saved before exports existed)",
     )
+    position: int | None = Field(
+        default=None, ge=1, description="the item's place in this rater's presentation order"
+    )
+    order_seed: str | None = Field(
+        default=None, description="the seed of this rater's order (None: one fixed order)"
+    )
+    shown_at: str | None = Field(
+        default=None, description="when the item was first shown to the rater (the app)"
+    )
+    seconds_on_item: float | None = Field(
+        default=None,
+        ge=0,
+        description="time on the item until this save, time away excluded where the app "
+        "can tell (the terminal reports losing focus); None when not timed",
+    )
+    provenance: Provenance | None = Field(
+        default=None,
+        description="what saved the record (issue 23.3); absent from records saved before",
+    )
+
+    @field_validator("ts")
+    @classmethod
+    def _iso_ts(cls, ts: str) -> str:
+        problem = parse_iso_ts(ts)
+        if problem is not None:
+            raise ValueError(problem)
+        return ts
 
     @property
     def rated(self) -> bool:
@@ -254,8 +305,11 @@ def _numbered(path: Path) -> list[tuple[int, RatingRecord]]:
         try:
             out.append((lineno, RatingRecord.model_validate_json(line)))
         except ValidationError as err:
+            first = err.errors()[0]
+            loc = ".".join(str(x) for x in first["loc"])
+            where = f" ({loc})" if loc else ""
             raise RatingError(
-                f"{path}:{lineno}: damaged rating record: {err.errors()[0]['msg']}"
+                f"{path}:{lineno}: damaged rating record{where}: {first['msg']}"
             ) from err
     return out
 
@@ -306,6 +360,39 @@ def refuse_copied_records(files: Mapping[str, tuple[Path, list[RatingRecord]]]) 
                     f"record {on} (rater {other!r}): one rater's ratings under two names"
                 )
             first.setdefault(body, (rater, path, n))
+    _refuse_retimed_copies(files)
+
+
+#: characters of distinct grounds a file must hold before identical prose can only be a copy
+#: (boilerplate repeated on every item, as test fixtures write, does not count twice)
+COPY_PROSE_CHARS = 200
+
+
+def _content(records: list[RatingRecord]) -> tuple[tuple[str, int, str], ...]:
+    """A file's records as content: item, revision and answers; no times, no rater."""
+    return tuple(
+        (r.item, r.revision, json.dumps({q: a.model_dump() for q, a in r.answers.items()}))
+        for r in records
+    )
+
+
+def _refuse_retimed_copies(files: Mapping[str, tuple[Path, list[RatingRecord]]]) -> None:
+    """Refuse two raters' files with the same records in the same order, timestamps aside,
+    once they hold enough written grounds that identical prose cannot be chance (a copy with
+    every ``ts`` shifted by 1 ms passed the record-by-record check; decision 406)."""
+    seen: dict[tuple[tuple[str, int, str], ...], tuple[str, Path]] = {}
+    for rater, (path, records) in sorted(files.items()):
+        prose = sum(map(len, {a.grounds for r in records for a in r.answers.values()}))
+        if prose < COPY_PROSE_CHARS:
+            continue
+        key = _content(records)
+        if key in seen:
+            other, opath = seen[key]
+            raise RatingError(
+                f"{path}: its {len(records)} records are those of {opath} (rater {other!r}) "
+                "with other timestamps: one rater's ratings under two names"
+            )
+        seen[key] = (rater, path)
 
 
 def latest_by_item(records: Iterable[RatingRecord]) -> dict[str, RatingRecord]:
@@ -351,6 +438,7 @@ class RatingSession:
             )
         self.path = ratings_path(self.pack.path, self.rater)
         self.clock = clock
+        self._order, self.order_seed = presentation_order(self.pack.manifest, self.rater)
         self.records: list[RatingRecord] = read_rater_file(
             self.path, self.rater, self.pack.manifest.pack_id
         )
@@ -362,7 +450,8 @@ class RatingSession:
 
     @property
     def order(self) -> list[str]:
-        return self.pack.order
+        """The items in the order this rater sees them (decision 427)."""
+        return self._order
 
     @property
     def n(self) -> int:
@@ -396,10 +485,12 @@ class RatingSession:
         answers: Mapping[str, QuestionAnswer | Mapping[str, object]],
         *,
         by_model: ModelRating | None = None,
+        timing: tuple[str, float] | None = None,
     ) -> RatingRecord:
+        """Save a rating; ``timing`` = (first shown, seconds on the item) from the app."""
         item = self.pack.item(item_id)
         clean = validate_answers(self.scheme, item, answers)
-        return self._store(item_id, clean, None, by_model)
+        return self._store(item_id, clean, None, by_model, timing)
 
     def save_missing(self, item_id: str, reason: str, by_model: ModelRating) -> RatingRecord:
         """Record that this (model) rater has no rating of the item, and why."""
@@ -412,9 +503,10 @@ class RatingSession:
         clean: dict[str, QuestionAnswer],
         missing: str | None,
         by_model: ModelRating | None,
+        timing: tuple[str, float] | None = None,
     ) -> RatingRecord:
         try:
-            return self._append(item_id, clean, missing, by_model)
+            return self._append(item_id, clean, missing, by_model, timing)
         except OSError as err:  # disk full, read-only pack folder: the file is as it was
             raise StorageError(
                 f"{self.path}: the rating of item {item_id} was not saved: {os_reason(err)}"
@@ -426,6 +518,7 @@ class RatingSession:
         clean: dict[str, QuestionAnswer],
         missing: str | None = None,
         by_model: ModelRating | None = None,
+        timing: tuple[str, float] | None = None,
     ) -> RatingRecord:
         with rater_file_lock(self.path):
             # another window of the same rater may have saved
@@ -441,6 +534,11 @@ class RatingSession:
                 missing=missing,
                 by_model=by_model,
                 items_sha256=self.pack.manifest.items_sha256,
+                position=self._order.index(item_id) + 1,
+                order_seed=self.order_seed,
+                shown_at=timing[0] if timing else None,
+                seconds_on_item=round(timing[1], 3) if timing else None,
+                provenance=current_provenance(),
             )
             body = "".join(r.line() for r in [*on_disk, rec])
             atomic_write_bytes(self.path, body.encode("utf-8"))

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.errors import StorageError, os_reason
-from curiosity_tui.packs.pack import Pack, sha256_bytes
+from curiosity_tui.packs.pack import Pack, presentation_order, sha256_bytes
+from curiosity_tui.packs.rater_gate import refuse_unexpected_raters
 from curiosity_tui.packs.rating import (
     RatingError,
     RatingRecord,
@@ -90,10 +91,37 @@ def _check_new_records(pack: Pack, src: Path, records: list[RatingRecord], start
                 f"{where}: revision {rec.revision} where {revisions[rec.item]} comes next"
             )
         revisions[rec.item] += 1
+        _check_order(pack, where, rec)
+        if rec.missing is not None:  # a missing rating, as documented
+            _check_missing(src, n, rec)
+            continue
         try:
             validate_answers(pack.scheme, pack.items[rec.item], rec.answers)
         except RatingError as err:
             raise RatingError(f"{src}: record {n}: {err}") from err
+
+
+def _check_order(pack: Pack, where: str, rec: RatingRecord) -> None:
+    """A record's recorded order is the one the pack gives its rater (decision 427)."""
+    order, seed = presentation_order(pack.manifest, rec.rater)
+    if rec.order_seed is not None and rec.order_seed != seed:
+        raise RatingError(f"{where}: order seed {rec.order_seed} is not this rater's ({seed})")
+    if rec.position is not None and rec.position != order.index(rec.item) + 1:
+        raise RatingError(
+            f"{where}: position {rec.position}, but the item is number "
+            f"{order.index(rec.item) + 1} in this rater's order"
+        )
+
+
+def _check_missing(src: Path, n: int, rec: RatingRecord) -> None:
+    """A missing rating says why there is none and answers nothing (``RatingRecord.missing``)."""
+    if rec.missing is None or not rec.missing.strip():
+        raise RatingError(f"{src}: record {n} (item {rec.item}): missing gives no reason")
+    if rec.answers:
+        raise RatingError(
+            f"{src}: record {n} (item {rec.item}): a missing rating carries answers "
+            "(missing means answers is empty)"
+        )
 
 
 def _refuse_copies(pack: Pack, rater: str, src: Path, records: list[RatingRecord]) -> None:
@@ -101,6 +129,17 @@ def _refuse_copies(pack: Pack, rater: str, src: Path, records: list[RatingRecord
     files = {r: (ratings_path(pack.path, r), recs) for r, recs in others.items()}
     files[rater] = (src, records)
     refuse_copied_records(files)
+
+
+def _interrupted(pack: Pack, dest: Path) -> bool:
+    """Whether the pack's file is what an import began to put there (``ratings_import_begun``,
+    logged before the rename, with the sha256) and no ``ratings_imported`` entry follows: an
+    import killed between its rename and its log entry."""
+    digest = sha256_bytes(dest.read_bytes())
+    entries = PackLog(pack.path).entries()
+    begun = {e.data.get("sha256") for e in entries if e.kind == "ratings_import_begun"}
+    done = {e.data.get("sha256") for e in entries if e.kind == "ratings_imported"}
+    return digest in begun and digest not in done
 
 
 def import_ratings(
@@ -125,10 +164,23 @@ def import_ratings(
     dest = ratings_path(pack.path, name)
     with rater_file_lock(dest):
         existing = read_rater_file(dest, name, pack.manifest.pack_id)
+        if existing == incoming:  # the same file again: nothing new, nothing written
+            if existing and _interrupted(pack, dest):
+                # an import killed between its rename and its log entry: log it (decision 408)
+                data = {"rater": name, "records": len(incoming), "new_records": 0,
+                        "sha256": sha256_bytes(dest.read_bytes()), "replaced": False,
+                        "completed_interrupted": True}  # fmt: skip
+                PackLog(pack.path).append("ratings_imported", by, data)
+            return ImportResult(name, dest, len(incoming), 0, False)
         _check_second_file(dest, existing, incoming, replace)
         _check_new_records(pack, src, incoming, len(existing))
+        refuse_unexpected_raters(pack, {name: (src, incoming)}, PackLog(pack.path).entries())
         _refuse_copies(pack, name, src, incoming)
         body = "".join(r.model_dump_json(exclude_none=True) + "\n" for r in incoming).encode()
+        # the intent first: a kill after the rename can then be completed (decision 408)
+        PackLog(pack.path).append(
+            "ratings_import_begun", by, {"rater": name, "sha256": sha256_bytes(body)}
+        )
         try:
             atomic_write_bytes(dest, body)
         except OSError as err:

@@ -60,6 +60,11 @@ class Question(BaseModel):
     quote_min_words: int = Field(
         2, ge=1, le=50, description="a quote needs at least this many words"
     )
+    level: Literal["nominal", "ordinal"] = Field(
+        "nominal",
+        description="the question's scale; ordinal: the categories are listed lowest first, "
+        "and agreement adds the weighted coefficients (decision 425)",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> Question:

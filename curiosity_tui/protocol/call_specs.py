@@ -15,6 +15,12 @@ from typing import Any
 from curiosity_tui.contract.downgrades import MIN_GROUNDS_CHARS
 from curiosity_tui.ledger.models import LIVE_EXCLUDED
 from curiosity_tui.modelio.call_schemas import CallSpec, Rule
+from curiosity_tui.protocol.reply_shapes import (
+    DeliverableReply,
+    JudgeAfterReply,
+    JudgeBeforeReply,
+    to_record,
+)
 from curiosity_tui.protocol.schemas import (
     MAX_DEPENDENCIES,
     MAX_FRAMINGS,
@@ -22,8 +28,6 @@ from curiosity_tui.protocol.schemas import (
     ArmedSelfAskResponse,
     CheckerResponse,
     CuratorResponse,
-    DeliverableResponse,
-    JudgeAfterResponse,
     JudgeBeforeResponse,
     SelfAskResponse,
     dependency_ids,
@@ -58,23 +62,26 @@ def _size(path: str, n: int) -> Rule:
 
 def judge_before_spec() -> CallSpec:
     return CallSpec(
-        JudgeBeforeResponse,
+        JudgeBeforeReply,
         (
             Rule("framings", max_items=MAX_FRAMINGS),
             Rule("dependencies", max_items=MAX_DEPENDENCIES),
             *_texts("framings[]", "dependencies[]"),
         ),
+        stored=to_record,
     )
 
 
 def judge_after_spec(before: JudgeBeforeResponse) -> CallSpec:
-    """One verdict per item the judge-before listed (F1…, D1…), each id exactly once."""
+    """One verdict per item the judge-before listed (F1…, D1…), each id exactly once: the
+    reply is an object keyed by the listed ids, every one required, no other."""
     return CallSpec(
-        JudgeAfterResponse,
+        JudgeAfterReply,
         (
             Rule("framings", exact_ids=tuple(framing_ids(before))),
             Rule("dependencies", exact_ids=tuple(dependency_ids(before))),
         ),
+        stored=to_record,
     )
 
 
@@ -168,7 +175,7 @@ def deliverable_spec(
         ),
         *_texts("downgrade_proposals[].new_text"),
     )
-    return CallSpec(DeliverableResponse, rules)
+    return CallSpec(DeliverableReply, rules, stored=to_record)
 
 
 def self_ask_spec() -> CallSpec:

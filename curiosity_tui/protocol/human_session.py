@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from curiosity_tui.clock import utc_now_micro as utc_now
 from curiosity_tui.contract.evidence import match_passage
@@ -35,8 +35,10 @@ from curiosity_tui.modelio.client import ModelClient
 from curiosity_tui.protocol.apply import session_batch
 from curiosity_tui.protocol.call_specs import deliverable_spec, live_ids
 from curiosity_tui.protocol.context import Budget, SessionContext, SessionSettings
+from curiosity_tui.protocol.reply_shapes import to_wire
 from curiosity_tui.protocol.schemas import DeliverableResponse, JudgeBeforeResponse
 from curiosity_tui.protocol.steps import Outcome, write_deliverable
+from curiosity_tui.provenance import if_changed
 
 __all__ = [
     "HumanDeliverable",
@@ -188,19 +190,46 @@ def check_human_deliverable(inp: HumanSessionInput, hd: HumanDeliverable) -> lis
         problems.append("decision: state a reason for ANSWER or PRESERVE")
     if hd.decision == "ANSWER" and not (hd.deliverable.answer or "").strip():
         problems.append("answer: ANSWER needs the answer")
+    problems.extend(_unrecordable_revision(inp, hd))
     spec = human_spec(inp, hd.decision)
+    try:  # the model's rules are said on the reply's wire shape
+        reply = spec.model.model_validate(to_wire("deliverable", hd.deliverable.model_dump()))
+    except ValidationError as err:
+        first = err.errors()[0]
+        problems.append(f"{'.'.join(map(str, first['loc']))}: {first['msg']}")
+        return problems
     try:
-        spec.check(hd.deliverable)
+        spec.check(reply)
     except ValueError as err:
         problems.append(str(err))
     # the rules a model's reply may break (the apply step drops what names an unknown id and
     # lists it): a form may not; only the size bounds that fit a reply in its token cap go
     stricter = CallSpec(spec.model, tuple(_person_rules(spec)))
     try:
-        stricter.check(hd.deliverable)
+        stricter.check(reply)
     except ValueError as err:
         problems.append(str(err))
     return problems
+
+
+def _unrecordable_revision(inp: HumanSessionInput, hd: HumanDeliverable) -> list[str]:
+    """A revision the ledger would drop without a word (decision 225: a form asks again).
+    The S3 rule revises a return condition only with required facts; actions and a closure
+    test alone leave the current one as it is."""
+    rc = hd.deliverable.open_layer.return_condition
+    if hd.decision != "PRESERVE" or rc is None or not inp.requirements:
+        return []
+    if any(t.strip() for t in rc.required_facts):
+        return []
+    if not (any(a.strip() for a in rc.required_actions) or rc.closure_test.strip()):
+        return []
+    kept = ", ".join(r.id for r in inp.requirements)
+    return [
+        f"return condition: required actions or a closure test alone cannot revise "
+        f"{inp.focus}'s return condition (the ledger would keep {kept} and the old closure "
+        "test, and drop what you typed); list the required facts too (those to keep as "
+        "well), or leave all three empty"
+    ]
 
 
 def _person_rules(spec: CallSpec) -> list[Rule]:
@@ -258,6 +287,7 @@ def commit_human_session(
         focus=inp.focus,
         decision=hd.decision,
         mind=Mind(kind="human", name=person),
+        provenance=if_changed(led.meta.provenance),
         inputs={"rendering": inp.rendering},
         outputs={"human": hd.model_dump_json()},
     )

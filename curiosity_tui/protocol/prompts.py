@@ -79,8 +79,9 @@ def judge_before_messages(question: str, facts: Sequence[str]) -> Messages:
             "role": "user",
             "content": (
                 f"Question: {question}\n\n{_facts_block(facts)}\n\nBefore any answer is given, list "
-                "the viable framings of this question (at most 5) and the unresolved dependencies "
-                "an answer would turn on (at most 8)."
+                "the viable framings of this question (at most 5: slots F1-F5) and the unresolved "
+                "dependencies an answer would turn on (at most 8: slots D1-D8); null for a slot "
+                "left unused."
             ),
         },
     ]
@@ -97,8 +98,8 @@ def judge_after_messages(question: str, before: JudgeBeforeResponse, candidate: 
             "content": (
                 f"Question: {question}\n\nItems listed before the answer:\n{listing}\n\n"
                 f"The answer:\n{candidate}\n\nFor each listed item only, say whether this answer "
-                "excludes or settles it (excluded_or_settled) or leaves it viable (viable). Do not "
-                "list anything new."
+                "excludes or settles it (excluded_or_settled) or leaves it viable (viable), keyed "
+                "by its id. Do not list anything new."
             ),
         },
     ]
@@ -172,7 +173,9 @@ def deliverable_messages(
                 f"Seed question: {seed}\n\nThe question ledger as it stands:\n\n{rendering}\n"
                 f"Focus this session: {focus_id}: {focus_text}\n\n{what}\n\n"
                 f"Selected candidate (in full):\n{candidate}\n\n"
-                f"Open layer: give {open_layer_min} to 3 living questions (children of the focus). "
+                f"Open layer: give {open_layer_min} to 3 living questions (children of the focus; "
+                "slots Q1-Q3, null for a slot left unused; each text is the question itself, "
+                "one full sentence ending in a question mark). "
                 "You may also act on existing questions (work, close, revive), raise further new "
                 "questions, attach facts to existing questions, and propose to waive or weaken a "
                 f"requirement, with grounds (a human curator decides).\n\n{checks}"

@@ -23,6 +23,7 @@ from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import CallRecord, SessionRecord
 from curiosity_tui.modelio.client import ModelClient
 from curiosity_tui.modelio.run_context import CURRENT_RUN
+from curiosity_tui.modelio.sampling import CURRENT_SAMPLING, RunSampling, table_of_options
 from curiosity_tui.protocol.configs import get_configuration
 from curiosity_tui.protocol.session import SessionFailure, SessionSettings, run_session
 from curiosity_tui.runs.relay import RelayError, RelayPlan, check_relayable
@@ -154,6 +155,7 @@ async def run_relay(
     check_relay(led, minds, sessions)
     meta = led.meta
     CURRENT_RUN.set(meta.name or led.path.name)
+    CURRENT_SAMPLING.set(RunSampling(table_of_options(meta.options), meta.name or led.path.name))
     st = minds.settings(led, overrides)
     result = RunResult(ledger=led.path.name, sessions_done=led.last_session)
     t0 = time.perf_counter()
@@ -170,6 +172,7 @@ async def run_relay(
         carried.extend(await _hand_over(led, minds, t, st, curator_hook, report))
         mind = minds.plan.mind_for(t)
         report(t, "session", detail=f"{mind.kind}:{mind.name}")
+        t_session = time.perf_counter()
         if kind == "human":
             if not await _human_session(led, minds, t, key):
                 result.failed.append((t, f"human:{key} stopped; their draft is kept"))
@@ -178,7 +181,7 @@ async def run_relay(
             rec = led.session_record(t)
             prev_focus = rec.focus if rec is not None else prev_focus
             result.sessions_done = t
-            report(t, "committed")
+            report(t, "committed", session_s=time.perf_counter() - t_session)
             continue
         try:
             done = await _model_session(led, minds, t, st[key], embedder, prev_focus, carried)
@@ -190,7 +193,13 @@ async def run_relay(
         prev_focus = done.focus
         result.sessions_done = t
         tokens = sum(c.completion_tokens for c in done.calls)
-        report(t, "committed", calls=len(done.calls), tokens=tokens)
+        report(
+            t,
+            "committed",
+            calls=len(done.calls),
+            tokens=tokens,
+            session_s=time.perf_counter() - t_session,
+        )
     result.wall_s = time.perf_counter() - t0
     report(result.sessions_done, "done")
     return result

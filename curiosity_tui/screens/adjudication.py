@@ -42,6 +42,7 @@ from curiosity_tui.widgets.choice_row import Choice, ChoiceRow
 from curiosity_tui.widgets.footer import Footer
 from curiosity_tui.widgets.literal import clean, literal
 from curiosity_tui.widgets.ordered import OrderedInput, OrderedOptionList, drain
+from curiosity_tui.widgets.textual_private import add_priority_binding
 
 __all__ = ["AdjudicationScreen"]
 
@@ -95,7 +96,7 @@ class AdjudicationScreen(FormSteps, AppScreen):
         self.chosen: str | None = None
         for key, (qid, cat) in self.key_map.items():
             label = self.scheme.question(qid).category(cat).label
-            self._bindings.bind(key, f"pick('{key}')", f"{qid}: {label}", show=False, priority=True)
+            add_priority_binding(self, key, f"pick('{key}')", f"{qid}: {label}")
 
     # -- layout ----------------------------------------------------------------------
     def compose(self) -> ComposeResult:

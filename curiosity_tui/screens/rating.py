@@ -36,6 +36,7 @@ from textual.widgets.option_list import Option
 from curiosity_tui.errors import CuriosityError, os_reason
 from curiosity_tui.packs.drafts import DraftStore, ItemDraft
 from curiosity_tui.packs.flags import FlagStore
+from curiosity_tui.packs.item_timer import ItemTimer, time_left
 from curiosity_tui.packs.rating import (
     QuestionAnswer,
     RatingSession,
@@ -46,7 +47,9 @@ from curiosity_tui.packs.rating import (
 from curiosity_tui.packs.schemes import Question
 from curiosity_tui.widgets.choice_row import Choice, ChoiceRow
 from curiosity_tui.widgets.footer import Footer
+from curiosity_tui.widgets.grounds_input import GroundsInput
 from curiosity_tui.widgets.ordered import OrderedInput, drain
+from curiosity_tui.widgets.textual_private import add_priority_binding
 
 __all__ = ["Draft", "RatingScreen"]
 
@@ -64,6 +67,11 @@ class Draft:
     categories: dict[str, str | None] = field(default_factory=dict)
     grounds: dict[str, str] = field(default_factory=dict)
     quotes: dict[str, list[str]] = field(default_factory=dict)
+
+
+#: below this many rows the guide opens folded to its title line (issue 28: at 100x30 it
+#: pushed Q1's choices to row 26)
+GUIDE_OPEN_MIN_HEIGHT = 40
 
 
 class RatingScreen(Screen[None]):
@@ -87,6 +95,7 @@ class RatingScreen(Screen[None]):
     #rating-guide { height: auto; max-height: 40%; background: $boost; padding: 0 1;
         border-bottom: solid $primary-lighten-2; }
     #rating-guide.closed { display: none; }
+    #rating-guide.folded { height: 1; max-height: 1; overflow: hidden hidden; }
     .section-title { text-style: bold; margin-top: 1; color: $accent; }
     .section-text { margin-bottom: 1; }
     .section-empty { color: $text-muted; text-style: italic; margin-bottom: 1; }
@@ -131,6 +140,7 @@ class RatingScreen(Screen[None]):
     def __init__(self, packdir: str | Path, rater: str, *, name: str | None = None) -> None:
         super().__init__(name=name)
         self.session = RatingSession(packdir, rater)
+        self.timer = ItemTimer()  # time on item, time away excluded (decision 427)
         self.scheme = self.session.scheme
         self.key_map = self.scheme.key_map()
         self.flags = FlagStore(self.session.pack.path, rater, self.session.pack.manifest.pack_id)
@@ -148,7 +158,7 @@ class RatingScreen(Screen[None]):
         self._quote_msg_for: dict[str, str] = {}  # question → the quote text its message is about
         for key, (qid, cat) in self.key_map.items():
             label = self.scheme.question(qid).category(cat).label
-            self._bindings.bind(key, f"pick('{key}')", f"{qid}: {label}", show=False, priority=True)
+            add_priority_binding(self, key, f"pick('{key}')", f"{qid}: {label}")
 
     # -- layout ------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -176,9 +186,12 @@ class RatingScreen(Screen[None]):
                     yield Static("", id="rating-message")
         yield Footer()
 
-    def _guide_text(self) -> Text:
+    def _guide_text(self, *, folded: bool = False) -> Text:
         t = Text(end="")
         t.append("Guide", style="bold underline")
+        if folded:
+            t.append(f"  {self.scheme.title}  (Ctrl+G opens it)", style="dim")
+            return t
         t.append(f"  {self.scheme.title}  (Ctrl+G hides)\n", style="dim")
         t.append(self.scheme.instructions)
         return t
@@ -190,7 +203,7 @@ class RatingScreen(Screen[None]):
                 yield Static(q.help, classes="q-help", markup=False)
             choices = [Choice(c.key, c.id, c.label, c.help) for c in q.categories]
             yield ChoiceRow(q.id, choices, id=f"cats-{q.id}")
-            yield OrderedInput(
+            yield GroundsInput(
                 placeholder="grounds: one line" + (" (required)" if q.grounds_required else ""),
                 id=f"grounds-{q.id}",
             )
@@ -209,11 +222,21 @@ class RatingScreen(Screen[None]):
             yield Static("", classes="q-error", id=f"error-{q.id}", markup=False)
 
     def on_mount(self) -> None:
+        self.watch(self.app, "app_focus", self._app_focus, init=False)
+        if self.app.size.height < GUIDE_OPEN_MIN_HEIGHT:  # Q1's choices first (issue 28)
+            self._fold_guide(True)
         self._load(self.index)
         if self.draft_store.note:
             self._message(self.draft_store.note, "error")
 
     # -- the drafts file: this item's unsaved edits and every kept draft -----------------------
+    def _app_focus(self, focused: bool) -> None:
+        """Time away (the terminal reports the app lost focus) is not time on the item."""
+        if focused:
+            self.timer.resume()
+        else:
+            self.timer.pause()
+
     def _persist(self) -> None:
         """Write the drafts file on every change (only when a draft changed; without fsync:
         a draft must survive a killed process, not a power cut)."""
@@ -272,6 +295,7 @@ class RatingScreen(Screen[None]):
 
     def _load(self, index: int) -> None:
         self.index = index
+        self.timer.show(self.item_id)
         item = self.session.pack.item(self.item_id)
         for i, text in enumerate(item.sections, start=1):
             w = self.query_one(f"#section-{i}", Static)
@@ -316,7 +340,7 @@ class RatingScreen(Screen[None]):
         flagged = " · flagged" if self.item_id in self.flags.current() else ""
         self.query_one("#rating-status", Static).update(
             f"item {self.index + 1} of {s.n} ({self.item_id}) · rated {s.done()} of {s.n} · "
-            f"rater {s.rater}{flagged}"
+            f"rater {s.rater}{flagged}{time_left(self.timer, s.n - s.done())}"
         )
         self.query_one("#rating-progress", ProgressBar).update(progress=s.done())
         self._refresh_items()
@@ -412,7 +436,9 @@ class RatingScreen(Screen[None]):
         elif qid and focused is not None and (focused.id or "").startswith("grounds-"):
             if picked == (qid, self._grounds(qid).value):
                 if picked[1]:
-                    self._message("Enter again keeps these grounds; typing replaces them")
+                    self._message(
+                        "Enter again keeps these grounds; typing adds to them, ctrl+u clears them"
+                    )
                 return
             q = self.scheme.question(qid)
             if q.grounds_required and not self._grounds(qid).value.strip():
@@ -539,7 +565,8 @@ class RatingScreen(Screen[None]):
                 self.set_focus(self._grounds(first))
             return
         try:
-            rec = self.session.save(self.item_id, self.answers())
+            timing = self.timer.timing(self.item_id)
+            rec = self.session.save(self.item_id, self.answers(), timing=timing)
         except CuriosityError as err:
             self._message(f"not saved: {err}", "error")
             return
@@ -651,5 +678,15 @@ class RatingScreen(Screen[None]):
             "ok",
         )
 
+    def _fold_guide(self, folded: bool) -> None:
+        """A short terminal shows the guide as its one title line until asked (ctrl+g)."""
+        guide = self.query_one("#rating-guide")
+        guide.set_class(folded, "folded")
+        self.query_one("#rating-guide-text", Static).update(self._guide_text(folded=folded))
+
     async def action_toggle_guide(self) -> None:
-        self.query_one("#rating-guide").toggle_class("closed")
+        guide = self.query_one("#rating-guide")
+        if guide.has_class("folded"):
+            self._fold_guide(False)
+        else:
+            guide.toggle_class("closed")

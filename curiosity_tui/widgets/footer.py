@@ -38,12 +38,11 @@ class Footer(TextualFooter):
         self._queued: tuple[tuple[Any, ...], ...] | None = None
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
-        # textual's own handler, but for the comparison (it sets the same private flag)
-        self._bindings_ready = True
-        if not screen.app.app_focus or not (self.is_attached and screen is self.screen):
-            return
-        shown = shown_bindings(screen)
-        if shown == self._queued:
-            return
-        self._queued = shown
-        self.call_after_refresh(self.recompose)
+        # textual's own handler (it marks the bindings ready, then queues a rebuild when the
+        # app has focus and this footer is on ``screen``), unless it would show the same keys
+        if screen.app.app_focus and self.is_attached and screen is self.screen:
+            shown = shown_bindings(screen)
+            if shown == self._queued:
+                return
+            self._queued = shown
+        super().bindings_changed(screen)

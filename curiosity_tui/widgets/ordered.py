@@ -15,6 +15,10 @@ applied out of order. The pieces here close those gaps:
   own task, in order with the characters around them;
 * :func:`push_when_ready` — push a form and return only once it is mounted and focused, so
   the keys that follow reach its first field.
+
+Public Textual API throughout (``on_key`` with ``prevent_default``, the awaitable
+``push_screen``), but for the lookup of a widget's own bindings, which lives with the other
+private reach of this package in :mod:`curiosity_tui.widgets.textual_private`.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ from textual.events import Key
 from textual.message_pump import MessagePump
 from textual.screen import Screen
 from textual.widgets import Input, OptionList, TextArea
+
+from curiosity_tui.widgets.textual_private import own_bindings
 
 __all__ = ["OrderedInput", "OrderedOptionList", "OrderedTextArea", "drain", "push_when_ready"]
 
@@ -54,7 +60,7 @@ async def drain(widget: MessagePump | None) -> None:
 
 async def _own_binding(widget: Input | TextArea | OptionList, event: Key) -> bool:
     """Run ``widget``'s own (non-priority) binding for ``event`` now, in the widget's task."""
-    for binding in widget._bindings.key_to_bindings.get(event.key, ()):
+    for binding in own_bindings(widget, event.key):
         if binding.priority:
             continue
         event.stop()
@@ -67,24 +73,24 @@ async def _own_binding(widget: Input | TextArea | OptionList, event: Key) -> boo
 class OrderedInput(Input):
     """An :class:`Input` whose editing keys are applied in order with the typed text."""
 
-    async def _on_key(self, event: Key) -> None:
-        if event.is_printable or event.key == "enter" or not await _own_binding(self, event):
-            await super()._on_key(event)
+    async def on_key(self, event: Key) -> None:
+        # a key run here prevents the default (Input's own handler); the others go on to it
+        if not (event.is_printable or event.key == "enter"):
+            await _own_binding(self, event)
 
 
 class OrderedTextArea(TextArea):
     """A :class:`TextArea` whose editing keys are applied in order with the typed text."""
 
-    async def _on_key(self, event: Key) -> None:
-        typed = event.is_printable or event.key in ("enter", "tab")
-        if typed or not await _own_binding(self, event):
-            await super()._on_key(event)
+    async def on_key(self, event: Key) -> None:
+        if not (event.is_printable or event.key in ("enter", "tab")):
+            await _own_binding(self, event)
 
 
 class OrderedOptionList(OptionList):
     """An :class:`OptionList` whose cursor keys move the highlight in order with the burst."""
 
-    async def _on_key(self, event: Key) -> None:
+    async def on_key(self, event: Key) -> None:
         if event.key != "enter":
             await _own_binding(self, event)
 
@@ -93,5 +99,4 @@ async def push_when_ready(
     app: App[Any], screen: Screen[Any], callback: Callable[[Any], Any] | None = None
 ) -> None:
     """Push ``screen`` and wait until it has mounted (and set its focus in ``on_mount``)."""
-    app.push_screen(screen, callback)
-    await screen._mounted_event.wait()
+    await app.push_screen(screen, callback)  # Textual's AwaitMount: once on_mount has run

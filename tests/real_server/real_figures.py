@@ -46,6 +46,7 @@ class LedgerFigures(BaseModel):
     generation_seconds: float = 0.0
     calls_by_kind: dict[str, int] = Field(default_factory=dict)
     repairs_by_kind: dict[str, int] = Field(default_factory=dict)
+    cuts_by_kind: dict[str, int] = Field(default_factory=dict)  # finish_reason "length"
     fallbacks_by_kind: dict[str, int] = Field(default_factory=dict)
     retries_by_kind: dict[str, int] = Field(default_factory=dict)
     failures: list[str] = Field(default_factory=list)
@@ -62,11 +63,12 @@ class LedgerFigures(BaseModel):
 
 
 def _count_calls(figures: LedgerFigures, calls: list[dict[str, Any]]) -> None:
-    kinds, repairs, fallbacks, retries = Counter(), Counter(), Counter(), Counter()
+    kinds, repairs, fallbacks, retries, cuts = Counter(), Counter(), Counter(), Counter(), Counter()
     for call in calls:
         kind = str(call.get("kind"))
         kinds[kind] += 1
         repairs[kind] += bool(call.get("repair"))
+        cuts[kind] += call.get("finish_reason") == "length"
         fallbacks[kind] += call.get("response_format") == "json_object"
         retries[kind] += int(call.get("retries") or 0)
         figures.completion_tokens += int(call.get("completion_tokens") or 0)
@@ -74,6 +76,7 @@ def _count_calls(figures: LedgerFigures, calls: list[dict[str, Any]]) -> None:
     for target, counter in (
         (figures.calls_by_kind, kinds),
         (figures.repairs_by_kind, repairs),
+        (figures.cuts_by_kind, cuts),
         (figures.fallbacks_by_kind, fallbacks),
         (figures.retries_by_kind, retries),
     ):

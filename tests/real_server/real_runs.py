@@ -13,13 +13,24 @@ SEED = (
     "Why did printed pamphlets spread the Reformation faster in some German cities than in others?"
 )
 
-# llama-server turns the full schema dialect (item counts, lengths, the judge-after's tuple of
-# listed ids) into a grammar, so Gemma cannot give a reply the rules reject (decision 150).
+# The dialect is the probe's unless a test names one: on llama-server json_schema is honoured and
+# the dialect trial too, so "full" (a grammar with counts and lengths); "strict" says the same
+# enforced rules by the replies' shapes (issue 27, decision 360).
 #
-# --timeout 1800: a one-slot CPU server answers one request at a time, and Gemma 3 270M often
-# writes to its cap (config A's answer gets the whole 4000-token budget); on a loaded 2-core
-# machine one such call has taken more than the 600 s default.
-SERVER_FLAGS: tuple[str, ...] = ("--schema-dialect", "full", "--timeout", "1800")
+# --timeout 1800: a one-slot CPU server answers one request at a time, and a small model may
+# write to its cap; on a loaded 2-core machine one such call has taken more than the 600 s
+# default.
+#: the tier's small models run at the server's own temperature and top_p, stated on every call
+#: (issue 23): at the protocol's temperature 0 for judges, SmolLM2-135M loops inside
+#: judge-before's JSON until its cap (docs/decisions/380)
+SERVER_FLAGS: tuple[str, ...] = (
+    "--timeout",
+    "1800",
+    "--sampling",
+    "temperature=server-default",
+    "--sampling",
+    "top_p=server-default",
+)
 
 
 @dataclass(frozen=True)
@@ -44,8 +55,10 @@ def run_configuration(
     base_url: str,
     model: str,
     extra: tuple[str, ...] = (),
+    dialect: str | None = None,
 ) -> RunOutcome:
-    """Create a ledger for CONFIG under CONTRACT, run SESSIONS sessions, verify, record figures."""
+    """Create a ledger for CONFIG under CONTRACT, run SESSIONS sessions (in ``dialect``, else the
+    probe's), verify, record figures."""
     ledger = run_dir / "ledger"
     created = run_cli(
         "ledger",
@@ -70,6 +83,7 @@ def run_configuration(
         "--model",
         model,
         *SERVER_FLAGS,
+        *(("--schema-dialect", dialect) if dialect else ()),
         *extra,
         cwd=run_dir,
     )
