@@ -220,7 +220,8 @@ def rating_spec(scheme: Scheme, item: PackItem | None = None) -> CallSpec:
 def rating_schema(scheme: Scheme, dialect: Dialect, item: PackItem | None = None) -> dict[str, Any]:
     """The JSON schema sent with a ``rate`` call on ``item`` in ``dialect`` (every slot
     required)."""
-    return _all_required(rating_spec(scheme, item).json_schema(dialect))
+    schema: dict[str, Any] = _all_required(rating_spec(scheme, item).json_schema(dialect))
+    return schema
 
 
 def _all_required(node: Any) -> Any:
