@@ -167,6 +167,8 @@ class RunMonitorScreen(AppScreen):
         self._run_loop: asyncio.AbstractEventLoop | None = None
         self._run_task: asyncio.Task[Any] | None = None
         self._run_wait: asyncio.Future[None] | None = None
+        #: the screen has been unmounted (the app closing): the run's thread calls nothing more
+        self.gone = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -253,6 +255,8 @@ class RunMonitorScreen(AppScreen):
             asyncio.run(self._main())
         except BaseException as err:  # noqa: BLE001 - report any failure on screen
             if isinstance(err, asyncio.CancelledError) or self.request.cancelled:
+                if self.gone:  # the screen has left: nothing to tell, and no app to tell it
+                    return
                 self.app.call_from_thread(
                     self._finished,
                     "Run stopped; the ledger is consistent. Run the same command again to resume.",
@@ -282,7 +286,11 @@ class RunMonitorScreen(AppScreen):
         from curiosity_tui.runs.runner import run_ledger
 
         self._run_loop = asyncio.get_running_loop()
-        call = self.app.call_from_thread
+
+        def call(fn: Callable[..., Any], *args: Any) -> Any:
+            if not self.gone:
+                return self.app.call_from_thread(fn, *args)
+            return None
 
         def on_progress(p: Any) -> None:
             call(self._progress, p)
@@ -398,6 +406,13 @@ class RunMonitorScreen(AppScreen):
         loop, task = self._run_loop, self._run_task
         with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(task.cancel)
+
+    def on_unmount(self) -> None:
+        """The screen leaves on any path (quit, a test's app closing, an error): stop the run,
+        so its thread never waits on for a curator or a person that a closed app cannot show
+        (issue 25 item 11: a failing test left the run waiting and pytest never exited)."""
+        self.gone = True
+        self.cancel()
 
     # -- actions ----------------------------------------------------------------------
     def action_stop(self) -> None:
