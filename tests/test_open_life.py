@@ -275,3 +275,39 @@ def test_survival_csv_header_is_the_documented_one(tmp_path: Path, capsys) -> No
     table = section.split("| column | meaning |", 1)[1].split("\n\n", 1)[0]
     documented = [line.split(" | ")[0].strip("| ") for line in table.splitlines()[2:]]
     assert list(rows[0]) == documented
+
+
+def test_survival_by_config_pools_runs_with_a_bootstrap_interval(tmp_path: Path) -> None:
+    from curiosity_tui.analysis.survival_config import format_survival, survival_by_config
+
+    for name in ("run-a", "run-b"):
+        build_run(tmp_path / "runs" / name)
+    build_run(tmp_path / "runs" / "run-c", config="C-cur")
+    found = {c.config: c for c in survival_by_config(load_runs([tmp_path / "runs"]), n_boot=200)}
+    two = found["C+cur"]
+    assert (two.runs, two.questions, two.events) == (2, 14, 8)
+    # two copies of the same run: the same curve, so every draw's median is 4
+    assert two.median == 4.0 and (two.ci_low, two.ci_high) == (4.0, 4.0)
+    assert [r.at_risk for r in two.table] == [14, 12, 10, 8, 2]
+    assert found["C-cur"].ci_low is None  # one run: no interval
+    text = format_survival(list(found.values()))
+    assert "median 4 sessions (95% bootstrap by run: 4 – 4)" in text
+    assert "no interval: one run" in text
+
+
+def test_survival_interval_is_unbounded_when_a_draw_never_halves(tmp_path: Path) -> None:
+    from curiosity_tui.analysis.survival_config import _interval
+
+    lo, hi = _interval("X", [[(1, True)], [(3, False)]], 400, 7)
+    # draws of (closed, closed) give 1, (open, open) never reach 0.5: both ends occur
+    assert lo == 1.0 and hi is None
+
+
+def test_metrics_survival_flag_prints_the_table(tmp_path: Path, capsys) -> None:
+    build_run(tmp_path / "run-a")
+    assert main(["metrics", str(tmp_path / "run-a"), "--survival"]) == 0
+    out = capsys.readouterr().out
+    assert "open life — C+cur: 1 runs, 7 questions, 4 ended; median 4 sessions" in out
+    assert "  4        4       1         2  0.4286  0.2500" in out
+    assert main(["metrics", str(tmp_path / "run-a"), "--survival", "--json"]) == 2
+    assert "--survival prints a text table" in capsys.readouterr().err

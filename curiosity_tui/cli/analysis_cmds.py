@@ -175,6 +175,12 @@ def _register_metrics(sub: argparse._SubParsersAction) -> None:
         m, "one row per run × question: open life, event flag, return latency", "--survival-csv"
     )
     m.add_argument(
+        "--survival",
+        action="store_true",
+        help="also print open life per configuration: pooled Kaplan–Meier table, median with "
+        "a bootstrap-by-run interval",
+    )
+    m.add_argument(
         "--return-within",
         type=_positive_int,
         default=None,
@@ -356,6 +362,8 @@ def _metrics(args: argparse.Namespace) -> int:
     from curiosity_tui.analysis.tables import build, format_tables, metrics_json
 
     reg = _with_return_k(default_registry(), args.return_within)
+    if args.survival and args.json:
+        raise InputError("metrics: --survival prints a text table; --survival-csv gives the data")
     if args.list:
         if args.json:
             print(json.dumps([m.info().model_dump() for m in reg], indent=1))
@@ -396,6 +404,10 @@ def _metrics(args: argparse.Namespace) -> int:
         relay = format_relay_tables(runs)  # relayed runs only: '' for every other run
         if relay:
             print("\n" + relay)
+    if args.survival and not args.json:
+        from curiosity_tui.analysis.survival_config import format_survival, survival_by_config
+
+        print("\n" + format_survival(survival_by_config(runs)))
     return 0
 
 

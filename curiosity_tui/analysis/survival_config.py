@@ -1,0 +1,109 @@
+"""Open life per configuration (issue 26, item 1; decision 460): the questions of a
+configuration's runs pooled into one Kaplan–Meier curve, its median with a percentile
+bootstrap interval that resamples runs (the project's run draw, ``aggregate.resample_index``),
+printed by ``metrics --survival``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from pydantic import BaseModel
+
+from curiosity_tui.analysis.aggregate import DEFAULT_BOOTSTRAP, DEFAULT_SEED, resample_index
+from curiosity_tui.analysis.open_life import open_lives
+from curiosity_tui.analysis.rundata import RunData
+from curiosity_tui.analysis.survival import KMRow, km_median, km_table
+
+__all__ = ["ConfigSurvival", "format_survival", "survival_by_config"]
+
+
+class ConfigSurvival(BaseModel):
+    config: str
+    runs: int
+    questions: int
+    events: int
+    median: float | None
+    #: bootstrap-by-run interval of the median; None ends: undefined (fewer than two runs) or
+    #: unbounded (in some draws the curve never fell to 0.5)
+    ci_low: float | None
+    ci_high: float | None
+    table: list[KMRow]
+
+
+def _median_of(per_run: list[list[tuple[int, bool]]], idx: np.ndarray) -> float:
+    obs = [o for i in idx for o in per_run[int(i)]]
+    m = km_median(km_table(obs)) if obs else None
+    return math.inf if m is None else m
+
+
+def _interval(
+    config: str, per_run: list[list[tuple[int, bool]]], n_boot: int, seed: int
+) -> tuple[float | None, float | None]:
+    if len(per_run) < 2:
+        return None, None
+    draws = resample_index(config, len(per_run), n_boot, seed)
+    medians = np.array([_median_of(per_run, row) for row in draws])
+    # medians are whole sessions or inf (never halved): take order statistics, no interpolation
+    lo, hi = np.quantile(medians, [0.025, 0.975], method="inverted_cdf")
+    return (None if math.isinf(lo) else float(lo)), (None if math.isinf(hi) else float(hi))
+
+
+def survival_by_config(
+    runs: Sequence[RunData], *, n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED
+) -> list[ConfigSurvival]:
+    """One pooled curve per configuration (first-seen order) over runs with a history."""
+    groups: dict[str, list[list[tuple[int, bool]]]] = {}
+    for run in runs:
+        lives = open_lives(run)
+        if lives is not None and run.committed_sessions():
+            groups.setdefault(run.config, []).append([(q.time, q.event) for q in lives])
+    out = []
+    for config, per_run in groups.items():
+        pooled = [o for obs in per_run for o in obs]
+        table = km_table(pooled)
+        lo, hi = _interval(config, per_run, n_boot, seed)
+        out.append(
+            ConfigSurvival(
+                config=config,
+                runs=len(per_run),
+                questions=len(pooled),
+                events=sum(1 for _, e in pooled if e),
+                median=km_median(table),
+                ci_low=lo,
+                ci_high=hi,
+                table=table,
+            )
+        )
+    return out
+
+
+def _num(x: float | None) -> str:
+    return "—" if x is None else f"{x:g}"
+
+
+def format_survival(found: Sequence[ConfigSurvival]) -> str:
+    """Text: per configuration the median with its interval, then the Kaplan–Meier table."""
+    if not found:
+        return "open life: no run with a per-session history"
+    parts = []
+    for c in found:
+        if c.runs < 2:
+            ci = "no interval: one run"
+        else:
+            high = "unbounded" if c.ci_high is None else _num(c.ci_high)
+            ci = f"95% bootstrap by run: {_num(c.ci_low)} – {high}"
+        head = (
+            f"open life — {c.config}: {c.runs} runs, {c.questions} questions, {c.events} "
+            f"ended; median {_num(c.median)} sessions ({ci})"
+        )
+        lines = [head, "  t  at_risk  events  censored  S(t)    hazard"]
+        lines += [
+            f"{r.time:>3}  {r.at_risk:>7}  {r.events:>6}  {r.censored:>8}  "
+            f"{r.survival:.4f}  {r.hazard:.4f}"
+            for r in c.table
+        ]
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
