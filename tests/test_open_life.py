@@ -311,3 +311,22 @@ def test_metrics_survival_flag_prints_the_table(tmp_path: Path, capsys) -> None:
     assert "  4        4       1         2  0.4286  0.2500" in out
     assert main(["metrics", str(tmp_path / "run-a"), "--survival", "--json"]) == 2
     assert "--survival prints a text table" in capsys.readouterr().err
+
+
+def test_vectorised_draw_medians_equal_the_table_median() -> None:
+    import random
+
+    import numpy as np
+
+    from curiosity_tui.analysis.survival_config import _draw_medians
+
+    rng = random.Random(3)
+    per_run = [
+        [(rng.randint(0, 6), rng.random() < 0.5) for _ in range(rng.randint(1, 9))]
+        for _ in range(6)
+    ]
+    draws = np.array([[rng.randrange(6) for _ in range(6)] for _ in range(300)])
+    fast = _draw_medians(per_run, draws)
+    for row, got in zip(draws, fast, strict=True):
+        slow = km_median(km_table([o for i in row for o in per_run[int(i)]]))
+        assert got == (np.inf if slow is None else slow)

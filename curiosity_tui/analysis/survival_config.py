@@ -33,20 +33,42 @@ class ConfigSurvival(BaseModel):
     table: list[KMRow]
 
 
-def _median_of(per_run: list[list[tuple[int, bool]]], idx: np.ndarray) -> float:
-    obs = [o for i in idx for o in per_run[int(i)]]
-    m = km_median(km_table(obs)) if obs else None
-    return math.inf if m is None else m
+def _counts(per_run: list[list[tuple[int, bool]]]) -> tuple[np.ndarray, np.ndarray]:
+    """(events, subjects) per run × time: the per-run tallies a draw of runs sums."""
+    horizon = 1 + max((t for obs in per_run for t, _ in obs), default=0)
+    events = np.zeros((len(per_run), horizon))
+    subjects = np.zeros((len(per_run), horizon))
+    for i, obs in enumerate(per_run):
+        for t, e in obs:
+            subjects[i, t] += 1
+            events[i, t] += e
+    return events, subjects
+
+
+def _draw_medians(per_run: list[list[tuple[int, bool]]], draws: np.ndarray) -> np.ndarray:
+    """The Kaplan–Meier median of every draw of runs at once (inf: never fell to 0.5); the
+    same arithmetic as :func:`km_table` and :func:`km_median`, vectorised over draws."""
+    events, subjects = _counts(per_run)
+    d = events[draws].sum(axis=1)  # (n_boot, horizon)
+    m = subjects[draws].sum(axis=1)
+    at_risk = m.sum(axis=1, keepdims=True) - np.cumsum(m, axis=1) + m
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = np.where(at_risk > 0, 1.0 - d / at_risk, 1.0)
+    below = np.cumprod(factor, axis=1) <= 0.5 + 1e-12
+    first = np.argmax(below, axis=1).astype(float)
+    return np.where(below.any(axis=1), first, np.inf)
 
 
 def _interval(
     config: str, per_run: list[list[tuple[int, bool]]], n_boot: int, seed: int
 ) -> tuple[float | None, float | None]:
+    """95% percentile interval of the pooled median, runs resampled (the project's run draw).
+    Ends are order statistics (medians are whole sessions or inf); None: fewer than two runs,
+    or an unbounded end."""
     if len(per_run) < 2:
         return None, None
     draws = resample_index(config, len(per_run), n_boot, seed)
-    medians = np.array([_median_of(per_run, row) for row in draws])
-    # medians are whole sessions or inf (never halved): take order statistics, no interpolation
+    medians = _draw_medians(per_run, draws)
     lo, hi = np.quantile(medians, [0.025, 0.975], method="inverted_cdf")
     return (None if math.isinf(lo) else float(lo)), (None if math.isinf(hi) else float(hi))
 
