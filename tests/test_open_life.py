@@ -293,6 +293,8 @@ def test_survival_by_config_pools_runs_with_a_bootstrap_interval(tmp_path: Path)
     text = format_survival(list(found.values()))
     assert "median 4 sessions (95% bootstrap by run: 4 – 4)" in text
     assert "no interval: one run" in text
+    assert two.returns == {"closed": 0, "preserved": 2, "answered": 2, "worked": 0, "never": 2}
+    assert "met return conditions: 6; returned: 4 (closed 0, preserved 2, answered 2" in text
 
 
 def test_survival_interval_is_unbounded_when_a_draw_never_halves(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from curiosity_tui.analysis.aggregate import DEFAULT_BOOTSTRAP, DEFAULT_SEED, resample_index
 from curiosity_tui.analysis.open_life import open_lives
+from curiosity_tui.analysis.return_latency import condition_returns
 from curiosity_tui.analysis.rundata import RunData
 from curiosity_tui.analysis.survival import KMRow, km_median, km_table
 
@@ -31,6 +32,9 @@ class ConfigSurvival(BaseModel):
     ci_low: float | None
     ci_high: float | None
     table: list[KMRow]
+    #: met return conditions of the configuration's runs: returned ones by outcome
+    #: (closed, preserved, answered, worked) and "never" for the censored
+    returns: dict[str, int] = {}
 
 
 def _counts(per_run: list[list[tuple[int, bool]]]) -> tuple[np.ndarray, np.ndarray]:
@@ -84,6 +88,7 @@ def survival_by_config(
             groups.setdefault(run.config, []).append([(q.time, q.event) for q in lives])
     out = []
     for config, per_run in groups.items():
+        returns = _return_outcomes([r for r in runs if r.config == config])
         pooled = [o for obs in per_run for o in obs]
         table = km_table(pooled)
         lo, hi = _interval(config, per_run, n_boot, seed)
@@ -97,9 +102,18 @@ def survival_by_config(
                 ci_low=lo,
                 ci_high=hi,
                 table=table,
+                returns=returns,
             )
         )
     return out
+
+
+def _return_outcomes(runs: Sequence[RunData]) -> dict[str, int]:
+    counts = dict.fromkeys(("closed", "preserved", "answered", "worked", "never"), 0)
+    for run in runs:
+        for c in condition_returns(run) or []:
+            counts[c.outcome or "never"] += 1
+    return counts
 
 
 def _num(x: float | None) -> str:
@@ -127,5 +141,11 @@ def format_survival(found: Sequence[ConfigSurvival]) -> str:
             f"{r.survival:.4f}  {r.hazard:.4f}"
             for r in c.table
         ]
+        n = sum(c.returns.values())
+        what = ", ".join(f"{k} {v}" for k, v in c.returns.items() if k != "never")
+        lines.append(
+            f"  met return conditions: {n}; returned: {n - c.returns.get('never', 0)} "
+            f"({what}); never returned: {c.returns.get('never', 0)}"
+        )
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
