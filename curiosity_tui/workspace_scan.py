@@ -53,6 +53,7 @@ class LedgerSummary:
     error: str | None = None  # the ledger could not be read: one line why
     modified: float = 0.0
     endpoint: str = ""  # the latest endpoint probe, one line ("" = none recorded)
+    scripted: bool = False  # its replies came from the scripted server (decision 442)
 
     @property
     def open(self) -> int:
@@ -71,7 +72,15 @@ class LedgerSummary:
         if not needle:
             return True
         hay = " ".join(
-            (self.name, self.config, self.contract, self.curator, self.seed, self.error or "")
+            (
+                self.name,
+                self.config,
+                self.contract,
+                self.curator,
+                self.seed,
+                self.error or "",
+                "scripted" if self.scripted else "",
+            )
         ).casefold()
         if "running" in needle.casefold().split() and self.running:
             return True
@@ -91,6 +100,7 @@ class PackSummary:
     expected_raters: list[str] = field(default_factory=list)
     error: str | None = None
     modified: float = 0.0
+    scripted: bool = False  # built from scripted runs: practice (decision 442)
 
     def matches(self, needle: str) -> bool:
         if not needle:
@@ -123,12 +133,13 @@ def default_workspace(given: str | Path | None = None, cwd: Path | None = None) 
 
 
 def ledger_dirs(root: Path) -> list[Path]:
-    """Ledger directories of a workspace: ``root/ledgers/*``, ``root/*``, or ``root`` itself."""
+    """Ledger directories of a workspace: ``root/ledgers/*``, ``root/*``, a study's
+    ``root/runs/*`` and ``root/runs/*/*``, or ``root`` itself."""
     root = Path(root)
     if is_ledger(root):
         return [root]
     out: list[Path] = []
-    for base in (root / "ledgers", root):
+    for base in (root / "ledgers", root, *_study_runs(root)):
         if not base.is_dir():
             continue
         with contextlib.suppress(OSError):
@@ -140,6 +151,16 @@ def ledger_dirs(root: Path) -> list[Path]:
             seen.add(p.resolve())
             unique.append(p)
     return unique
+
+
+def _study_runs(root: Path) -> list[Path]:
+    """A study folder's run folders (decision 445): ``runs/`` and each ``runs/<pilot>/``."""
+    runs = root / "runs"
+    if not runs.is_dir():
+        return []
+    with contextlib.suppress(OSError):
+        return [runs, *(p for p in sorted(runs.iterdir()) if p.is_dir() and not is_ledger(p))]
+    return [runs]
 
 
 def pack_dirs(root: Path) -> list[Path]:
@@ -214,6 +235,7 @@ def summarize_ledger(path: Path) -> LedgerSummary:
             s.sessions = led.last_session
             s.failed = len(led.failed_sessions())
             s.endpoint = meta.endpoint.summary() if meta.endpoint is not None else ""
+            s.scripted = bool(meta.options.get("scripted"))
     except CuriosityError as err:
         s.error = str(err).splitlines()[0] if str(err) else type(err).__name__
     except (OSError, ValueError) as err:
@@ -256,6 +278,7 @@ def summarize_pack(path: Path) -> PackSummary:
         p.scheme = str(scheme.get("id") or scheme.get("name") or "")
         p.items = len(manifest.get("items") or [])
         p.expected_raters = [str(r) for r in manifest.get("expected_raters") or []]
+        p.scripted = manifest.get("scripted") is True
     except (OSError, ValueError, AttributeError) as err:
         p.error = f"manifest unreadable: {err}".splitlines()[0]
     ratings = path / "ratings"
@@ -329,6 +352,7 @@ _FIELD_TYPES: dict[type, dict[str, Any]] = {
         "error": _opt(str),
         "modified": _number,
         "endpoint": _is(str),
+        "scripted": _is(bool),
     },
     PackSummary: {
         **dict.fromkeys(("name", "path", "pack_id", "scheme"), _is(str)),
@@ -337,6 +361,7 @@ _FIELD_TYPES: dict[type, dict[str, Any]] = {
         "expected_raters": _names,
         "error": _opt(str),
         "modified": _number,
+        "scripted": _is(bool),
     },
 }
 

@@ -195,7 +195,7 @@ async def test_verdict_with_a_locked_plan(tmp_path: Path) -> None:
         await pilot.press("3")
         assert screen.view == "verdict"
         head = static_text(screen, "#verdict-headline")
-        assert f"Verdict: {word}" in head
+        assert f"Verdict over SCRIPTED replies: {word}" in head  # example ledgers: scripted
         assert f"seq 1, stage before-runs, {entry.hash[:12]}" in head
         body = " ".join(str(w.render()) for w in screen.query("#verdict-body Static").results())
         assert MARKUP_RULE in body  # the plan's prose, literally: no style, no link

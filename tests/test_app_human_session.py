@@ -31,8 +31,8 @@ SIZE = (150, 45)
 #: from the first field (the decision) to the open layer's living questions
 FIRST = keys_of(
     "down", "enter",  # decision: PRESERVE
-    "one city's count is not a comparison", "enter",  # reason
-    "enter",  # answer: none withheld
+    "one city's count is not a comparison", "tab",  # reason (several lines: tab moves on)
+    "tab",  # answer: none withheld
     "counted for Wittenberg only", "enter",  # where the focus stands
 )  # fmt: skip
 #: from the living questions to the first new question, then ctrl+s
@@ -291,3 +291,29 @@ async def test_a_draft_survives_sigkill_and_reopens(
             await burst(pilot, ["tab"] * 4 + REST, settle=40)
         assert app.results == [True]
     assert outcome(path) == EXPECTED
+
+
+@pytest.mark.parametrize("one_burst", [False, True])
+async def test_the_reason_and_answer_take_several_lines(path: Path, one_burst: bool) -> None:
+    """Issue 28: the answer and reason were one-line fields; Enter now starts a new line in
+    them (tab moves on) and the committed reason keeps the lines."""
+    keys = keys_of(
+        "down", "enter",  # PRESERVE
+        "one city only", "enter", "a second city is needed", "tab",  # a two-line reason
+        "first line withheld", "enter", "second line", "tab",  # a two-line answer
+    )  # fmt: skip
+    with Ledger.open(path, write=True) as led:
+        app = Host(led)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, HumanSessionScreen)
+            if one_burst:
+                await burst(pilot, keys, settle=40)
+            else:
+                for k in keys:
+                    await pilot.press(k)
+                await pilot.pause()
+            values = screen.form_values()
+    assert values["reason"] == "one city only\na second city is needed"
+    assert values["answer"] == "first line withheld\nsecond line"

@@ -127,7 +127,16 @@ def test_metrics_csv_is_the_tables_rows(runs_dir: Path, capsys: pytest.CaptureFi
             assert got == agg.values()  # exact: repr round-trips
             if got:
                 assert agg.value is not None and sum(got) / len(got) == pytest.approx(agg.value)
-        line = next((ln for ln in printed.splitlines() if f"  {metric} per run — " in ln), None)
+        lines = printed.splitlines()
+        at = next((i for i, ln in enumerate(lines) if f"  {metric} per run — " in ln), None)
+        line = None
+        if at is not None:  # a long per-run line wraps (issue 28): its continuation joined
+            more = []
+            for ln in lines[at + 1 :]:
+                if not ln.startswith("      "):
+                    break
+                more.append(ln.strip())
+            line = " ".join([lines[at], *more])
         if line is not None:
             for config in doc.configs:
                 vals = [r["value"] for r in rows if (r["metric"], r["config"]) == (metric, config)]
@@ -254,3 +263,32 @@ def test_ratings_export_lists_unrated_as_empty(tmp_path: Path,
     assert [r["category"] for r in rated] == ["built", "none"] and rated[0]["revision"] == "0"
     assert main(["ratings", "export", str(tmp_path / "nope")]) == 2
     assert "no such pack directory" in capsys.readouterr().err
+
+
+def test_adjudication_csv(rated_pack: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 28: adjudicated categories were in no CSV."""
+    from curiosity_tui.packs.adjudication import append_adjudication
+    from curiosity_tui.packs.disagreement import adjudication_state
+    from curiosity_tui.packs.pack import Pack
+    from curiosity_tui.packs.pack_csv import ADJUDICATION_COLUMNS
+
+    # make ann and bob disagree on one item's q1, then adjudicate it
+    s = RatingSession(rated_pack, "bob")
+    first = s.order[0]
+    s.save(first, {"q1": {"category": "built", "grounds": "on reflection, built"},
+                   "q2": {"category": "none", "grounds": "no figures"}})  # fmt: skip
+    state = adjudication_state(rated_pack)
+    d = next(x for x in state.disagreements if x.item == first and x.question == "q1")
+    append_adjudication(Pack.open(rated_pack), item=first, question="q1", category="fresh",
+                        grounds="the item starts over", adjudicator="cat", raw=d.raw)  # fmt: skip
+    out = _cli(["adjudication", "list", str(rated_pack), "--csv"], capsys)
+    assert header(out) == list(ADJUDICATION_COLUMNS) == documented("adjudication list --csv")
+    rows = read(out)
+    assert len(rows) == len(adjudication_state(rated_pack).disagreements) >= 2
+    done = next(r for r in rows if (r["item"], r["question"]) == (first, "q1"))
+    assert done["adjudicated"] == "fresh" and done["adjudicator"] == "human:cat"
+    assert json.loads(done["raw"]) == {"ann": "fresh", "bob": "built"}
+    assert done["seq"] == "1" and done["stale"] == "false"
+    assert done["grounds"] == "the item starts over"
+    open_ = [r for r in rows if r is not done]
+    assert all(r["adjudicated"] == "" and r["stale"] == "false" for r in open_)

@@ -341,6 +341,7 @@ ROOM_RANK = {
 OFFLINE_CHOICE_POINTS = {
     ("curiosity_tui.cli.run_cmds", "model_client"),
     ("curiosity_tui.cli.relay_cmds", "demo_relay"),
+    ("curiosity_tui.cli.relay_cmds", "scripted_relay_plan"),  # run --relay FILE --scripted
 }
 
 

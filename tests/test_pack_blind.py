@@ -223,7 +223,7 @@ def test_pack_build_prints_the_check_and_strict_refuses(
     printed = capsys.readouterr().out
     assert "leak check (TF-IDF word 1–2-grams" in printed
     # --strict on a leaking pack: refused, nothing left behind
-    monkeypatch.setattr(build_mod, "material_from_ledger", lambda p: _TAGGED[Path(p).name])
+    monkeypatch.setattr(build_mod, "material_from_ledger", lambda p, **_: _TAGGED[Path(p).name])
     leaky = tmp_path / "leaky"
     for m in _tagged("zebra"):
         (leaky / m.run).mkdir(parents=True)

@@ -206,11 +206,15 @@ def test_collect_ledgers_errors(tmp_path: Path, runs: Path) -> None:
 
 
 def test_incomplete_run_is_refused(tmp_path: Path) -> None:
+    """A pick past the run is refused by name; the default pick (first, last) takes the
+    run's own last session (decision 440)."""
     from curiosity_tui.offline.synthetic_ledgers import make_run
+    from curiosity_tui.packs.session_pick import parse_session_pick
 
     p = make_run(tmp_path / "short", "C-cur", sessions=3)
-    with pytest.raises(PackError, match="session 5"):
-        material_from_ledger(p)
+    with pytest.raises(PackError, match="session 5 is past the run's 3 session"):
+        material_from_ledger(p, sessions=parse_session_pick("1,5"))
+    assert material_from_ledger(p).sessions == (1, 3)
 
 
 @pytest.mark.parametrize(

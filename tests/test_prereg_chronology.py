@@ -133,10 +133,12 @@ def test_an_amendment_is_reported_as_one_never_as_the_verdict(
     assert a["verdict"]["lock"]["seq"] == 2
     assert main(["verdict", str(root / "runs")]) == 0
     text = capsys.readouterr().out
-    assert text.startswith("Verdict: NOT MET   (locked rule: seq 1, stage before-runs")
+    assert text.startswith("SCRIPTED PRACTICE")  # scripted runs: the label first (442)
+    head = "Verdict over SCRIPTED replies: NOT MET   (locked rule: seq 1, stage before-runs"
+    assert text.splitlines()[2].startswith(head)
     assert "Amendment seq 2 at stage after-mechanical-results" in text
     assert "not the verdict" in text and f"reason: {reason}" in text
-    assert text.index("Amendment seq 2") > text.index("Verdict: NOT MET")
+    assert text.index("Amendment seq 2") > text.index("Verdict over SCRIPTED replies: NOT MET")
     assert main(["prereg", "verify", str(root / "runs")]) == 0
     assert "ok, 2 entries; 4 run(s) agree with it" in capsys.readouterr().out
 

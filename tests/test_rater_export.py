@@ -139,6 +139,21 @@ def test_export_refuses_and_whole_pack_commands_refuse_a_copy(
     assert "invalid rater name" in err
     err = _refused(capsys, "pack", "export", str(pack), "--rater", "bob", "--out", str(pack / "x"))
     assert "inside the pack" in err
+    deep = tmp_path / "new" / "folders" / "bob-copy"  # issue 28: its folder is created
+    rc, _, err = _cli(capsys, "pack", "export", str(pack), "--rater", "bob", "--out", str(deep))
+    assert rc == 0 and (deep / "export.json").is_file(), err
+    (tmp_path / "afile").write_text("x")
+    err = _refused(
+        capsys,
+        "pack",
+        "export",
+        str(pack),
+        "--rater",
+        "bob",
+        "--out",
+        str(tmp_path / "afile" / "c"),
+    )
+    assert "is a file, not a folder" in err
     for argv in (
         ["agreement", str(copy)],
         ["unblind", str(copy)],
@@ -207,5 +222,9 @@ def test_replace_only_takes_a_file_that_continues_the_packs_one(
     assert "does not continue the pack's one; nothing replaced" in err
     assert (pack / "ratings" / "ann.jsonl").read_bytes() == before
     same = pack / "ratings" / "ann.jsonl"
-    err = _refused(capsys, "ratings", "import", str(pack), str(same), "--replace")
+    rc, out, err = _cli(capsys, "ratings", "import", str(pack), str(same), "--replace")
+    assert rc == 0 and out.startswith("nothing new:") and err == ""  # issue 28: not an error
+    shorter = tmp_path / "ann.jsonl"
+    shorter.write_bytes(b"".join(same.read_bytes().splitlines(keepends=True)[:1]))
+    err = _refused(capsys, "ratings", "import", str(pack), str(shorter), "--replace")
     assert "adds nothing" in err

@@ -77,12 +77,15 @@ async def test_rated_item_revised_in_one_burst_keeps_fields_apart(pack: Path) ->
     app = RatingApp(pack, "ann")
     async with app.run_test(size=SIZE) as pilot:
         await burst(pilot, whole_item("b", "first grounds", "n", "nothing unsupported", None))
-        # back to the rated item: its answers are prefilled; a burst replaces them field by field
+        # back to the rated item: its answers are prefilled; a burst revises them field by
+        # field — saved grounds are never selected, so ctrl+u clears them first (issue 28)
         await burst(
             pilot,
             [
                 "left_square_bracket",
-                *whole_item("f", "revised grounds", "m", "many figures", quote),
+                *keys_of("f", "enter", "ctrl+u", "revised grounds", "enter"),
+                *keys_of("m", "enter", "ctrl+u", "many figures", "enter", quote, "enter"),
+                *keys_of("enter", "ctrl+s"),
             ],
         )
     recs = read_ratings(pack / "ratings" / "ann.jsonl")
@@ -155,4 +158,26 @@ async def test_pilot_press_of_a_whole_item(pack: Path) -> None:
     assert [(a.category, a.grounds) for a in recs[0].answers.values()] == [
         ("built", "it develops the input topics"),
         ("none", "all statements are questions"),
+    ]
+
+
+@pytest.mark.parametrize("one_burst", [False, True])
+async def test_repicking_a_category_keeps_the_saved_grounds(pack: Path, one_burst: bool) -> None:
+    """Issue 28: re-picking a category on a rated item selected the old grounds, so the next
+    key replaced them (grounds became "q"). Saved grounds are never selected now."""
+    app = RatingApp(pack, "ann")
+    async with app.run_test(size=SIZE) as pilot:
+        await burst(pilot, whole_item("b", "first grounds", "n", "nothing unsupported", None))
+        keys = ["left_square_bracket", "f", *" still", "enter", "enter", "ctrl+s"]
+        if one_burst:
+            await burst(pilot, keys)
+        else:
+            for k in keys:
+                await pilot.press(k)
+            await pilot.pause()
+    recs = read_ratings(pack / "ratings" / "ann.jsonl")
+    assert [r.revision for r in recs] == [0, 1]
+    assert [(a.category, a.grounds) for a in recs[1].answers.values()] == [
+        ("fresh", "first grounds still"),
+        ("none", "nothing unsupported"),
     ]

@@ -113,3 +113,22 @@ async def test_flag_with_a_note_is_stored_apart_and_only_for_this_rater(pack2: P
     assert FlagStore(pack2, "bob", "x").current() == {}
     bob = RatingScreen(pack2, "bob")
     assert all("flagged" not in state for _, state in bob.item_marks())
+
+
+async def test_at_100x30_the_guide_folds_and_q1_choices_show(pack2: Path) -> None:
+    """Issue 28, item 11: at 100x30 the guide and key hints filled the right pane and Q1's
+    choices started at row 26; the guide now opens folded to its title line until ctrl+g."""
+    app = RatingApp(pack2, "ann")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        guide = app.screen.query_one("#rating-guide")
+        row = app.screen.query_one("#cats-q1")
+        assert guide.region.height == 1 and "Ctrl+G opens it" in _text(app, "#rating-guide-text")
+        assert row.region.bottom <= 29  # every choice of Q1 on screen, above the footer
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        assert guide.region.height > 1 and "Ctrl+G hides" in _text(app, "#rating-guide-text")
+    app = RatingApp(pack2, "bob")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        assert app.screen.query_one("#rating-guide").region.height > 1  # room: open

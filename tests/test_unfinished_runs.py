@@ -109,7 +109,8 @@ def test_metrics_leave_out_a_run_with_no_committed_session(
 
     assert main(["metrics", str(run_dir)]) == 0
     text = capsys.readouterr().out
-    head = text.split("\n\n")[0]
+    banner, head = text.split("\n\n")[:2]  # scripted runs: the practice label first (442)
+    assert banner.startswith("SCRIPTED PRACTICE")
     assert head.startswith("# Runs that did not finish")
     assert "C+cur: C+cur-r1 (0 of 2; session 1 failed:" in text
     assert "B-armed+cur: B-armed+cur-r0 (1 of 2; session 2 failed:" in text
@@ -128,7 +129,8 @@ def test_verdict_over_incomplete_data_says_so_and_names_the_clause(
 
     assert main(["verdict", str(run_dir)]) == 0
     text = capsys.readouterr().out
-    first = text.splitlines()[0]
+    first = text.splitlines()[2]  # after the practice label (scripted runs, 442)
+    assert first.startswith("Verdict over SCRIPTED replies")
     assert "over incomplete data (1 clause(s) affected)" in first
     assert "the clauses it affects: live_nodes: C+cur vs B-armed+cur" in text
     assert "C+cur-r1 (0 of 2; session 1 failed:" in text

@@ -180,6 +180,7 @@ def lock(
     registry: Registry | None = None,
     ts: str | None = None,
     runs_dir: Path | None = None,
+    warn_only: bool = False,
     design: Path | None = None,
 ) -> LockEntry:
     """Validate the plan and append it to the chain. Returns the new entry.
@@ -187,9 +188,13 @@ def lock(
     Refused when the stage is earlier than the chain's, or no later than the runs that
     already exist (in ``runs_dir``, default the chain's directory): ``before-runs`` after
     any run, or a stage the existing runs were already created under."""
+    from curiosity_tui.analysis.plan_checks import refuse_unproducible
+
     plan_path = Path(plan_path)
     stage_rank(stage)
     plan, text = load_plan(plan_path, registry=registry)  # refuses open rules, unknown names
+    if not warn_only:  # the plan must be able to produce its pack and metrics (decision 441)
+        refuse_unproducible(plan, str(plan_path), base=plan_path.parent)
     if len(plan.comparisons) >= 2 and plan.family is None:
         raise PlanError(
             f"{plan_path}: {len(plan.comparisons)} [[comparisons]] and no family: declare how "
@@ -200,22 +205,7 @@ def lock(
     with _locked(chain_path):
         entries = load_verified_chain(chain_path)
         refuse_after_runs(stage, scan_stamps(Path(runs_dir) if runs_dir else chain_path.parent))
-        if entries:
-            last = entries[-1]
-            if stage_rank(stage) < stage_rank(last.stage):
-                raise ChainError(
-                    f"{chain_path}: stage {stage!r} would go back in time: seq {last.seq} is "
-                    f"already at {last.stage!r}; stages only move forward"
-                )
-            if not reason.strip():
-                raise ChainError(
-                    f"{chain_path}: an amendment (seq {last.seq + 1}) needs --reason: "
-                    "say what changed and what was known when it changed"
-                )
-            if last.stage == stage and last.plan_sha256 == sha256_text(text):
-                raise ChainError(
-                    f"{chain_path}: this plan is already locked at {stage!r} (seq {last.seq})"
-                )
+        refuse_amendment(entries, stage, reason, sha256_text(text), chain_path)
         prev = entries[-1].hash if entries else GENESIS
         fields: dict[str, Any] = {
             "seq": len(entries) + 1,
@@ -235,6 +225,28 @@ def lock(
         line = json.dumps(dumped, ensure_ascii=False, sort_keys=True) + "\n"
         append_line_durable(chain_path, line.encode("utf-8"))
     return entry
+
+
+def refuse_amendment(
+    entries: list[LockEntry], stage: str, reason: str, plan_sha256: str, chain_path: Path
+) -> None:
+    """:class:`ChainError` when a lock after ``entries`` would go back a stage, amend
+    without a reason, or repeat the last lock."""
+    if not entries:
+        return
+    last = entries[-1]
+    if stage_rank(stage) < stage_rank(last.stage):
+        raise ChainError(
+            f"{chain_path}: stage {stage!r} would go back in time: seq {last.seq} is "
+            f"already at {last.stage!r}; stages only move forward"
+        )
+    if not reason.strip():
+        raise ChainError(
+            f"{chain_path}: an amendment (seq {last.seq + 1}) needs --reason: "
+            "say what changed and what was known when it changed"
+        )
+    if last.stage == stage and last.plan_sha256 == plan_sha256:
+        raise ChainError(f"{chain_path}: this plan is already locked at {stage!r} (seq {last.seq})")
 
 
 def _read_design(path: Path, plan_name: str) -> dict[str, Any]:
@@ -286,13 +298,19 @@ def refuse_after_runs(stage: str, stamps: list[RunStamp]) -> None:
 
 
 def find_chain(run_dir: Path) -> Path | None:
-    """``prereg.jsonl`` in ``run_dir`` or its parent (a ledger dir inside a pilot dir)."""
+    """``prereg.jsonl`` in ``run_dir`` or its parent (a ledger dir inside a pilot dir), or in
+    the study folder two levels up (``STUDY/runs/<pilot>``, decision 445)."""
+    from curiosity_tui.analysis.study import is_study
+
     run_dir = Path(run_dir)
     if run_dir.is_file() and run_dir.name == CHAIN_FILE:
         return run_dir
     for d in (run_dir, run_dir.parent):
         if (d / CHAIN_FILE).is_file():
             return d / CHAIN_FILE
+    for study in (run_dir.parent.parent, run_dir.parent.parent.parent):
+        if is_study(study) and (study / CHAIN_FILE).is_file():
+            return study / CHAIN_FILE
     return None
 
 

@@ -10,12 +10,13 @@ Column names are documented in docs/csv.md.
 
 from __future__ import annotations
 
+from curiosity_tui.analysis.practice import replies_of
 from curiosity_tui.analysis.tables import MetricsDoc
 from curiosity_tui.csvfile import Cell
 
 __all__ = ["DIFFERENCE_COLUMNS", "METRIC_COLUMNS", "difference_rows", "metric_rows"]
 
-METRIC_COLUMNS: tuple[str, ...] = ("metric", "config", "run", "value")
+METRIC_COLUMNS: tuple[str, ...] = ("metric", "config", "run", "value", "replies")
 
 DIFFERENCE_COLUMNS: tuple[str, ...] = (
     "metric",
@@ -32,6 +33,7 @@ DIFFERENCE_COLUMNS: tuple[str, ...] = (
     "n_boot",
     "seed",
     "note",
+    "replies",
 )
 
 
@@ -43,7 +45,10 @@ def metric_rows(doc: MetricsDoc) -> list[list[Cell]]:
             agg = by_config.get(config)
             if agg is None:
                 continue
-            rows.extend([metric, config, rv.run_id, rv.value] for rv in agg.per_run)
+            rows.extend(
+                [metric, config, rv.run_id, rv.value, doc.run_replies.get(rv.run_id, "model")]
+                for rv in agg.per_run
+            )
     return rows
 
 
@@ -65,6 +70,9 @@ def difference_rows(doc: MetricsDoc) -> list[list[Cell]]:
             d.n_boot if d.ci_low is not None else None,
             d.seed,
             d.note or None,
+            replies_of(
+                [doc.replies_by_config.get(d.a, "model"), doc.replies_by_config.get(d.b, "model")]
+            ),
         ]
         for d in doc.differences
     ]

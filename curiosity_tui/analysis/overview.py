@@ -79,7 +79,12 @@ def _verdict(
         entries = load_verified_chain(found)
         if not entries:
             return None, f"{NO_LOCK}: {found} holds no lock"
-        return verdict_for(entries, runs, registry=reg), ""
+        rep = verdict_for(entries, runs, registry=reg)
+        from curiosity_tui.analysis.practice import practice_of
+
+        practice = practice_of(runs)
+        rep.replies, rep.scripted_runs = practice.replies, practice.scripted_runs
+        return rep, ""
     except CuriosityError as err:
         return None, f"no verdict: the prereg chain cannot be used: {err}"
 

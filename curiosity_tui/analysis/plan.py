@@ -123,6 +123,27 @@ class Arm(BaseModel):
     seed_question: str | None = Field(None, min_length=1)  # default: the plan's
 
 
+class PackPlan(BaseModel):
+    """The blind pack the plan will build (decision 441): which two sessions each item shows
+    (``pack build --sessions``) and the rating scheme. ``prereg lock`` checks both against
+    the plan before any run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sessions: str = "1,last"
+    scheme: str = Field("pilot-02", min_length=1)
+
+    @field_validator("sessions")
+    @classmethod
+    def _pick(cls, v: str) -> str:
+        from curiosity_tui.packs.session_pick import parse_session_pick
+
+        try:
+            return parse_session_pick(v, where="pack.sessions").spec()
+        except InputError as err:
+            raise ValueError(str(err).removeprefix("pack.sessions: ")) from None
+
+
 class Comparison(BaseModel):
     """A further locked comparison of the plan (decision 241): its own closed metric set and
     decision rule, over the plan's arms; reported beside the headline verdict, never merged
@@ -176,6 +197,8 @@ class PilotPlan(BaseModel):
     notes: str = ""
     #: which mind takes each session of every run (runs/relay.py); models only in a pilot
     relay: RelayPlan | None = None
+    #: the blind pack the plan will build; checked at lock time (decision 441)
+    pack: PackPlan | None = None
 
     @field_validator("name")
     @classmethod

@@ -17,6 +17,13 @@ from curiosity_tui.analysis.aggregate import group_by_config
 from curiosity_tui.analysis.completeness import completeness
 from curiosity_tui.analysis.lockchain import LockEntry, find_chain, load_verified_chain
 from curiosity_tui.analysis.markdown import md_cell, md_table
+from curiosity_tui.analysis.practice import (
+    banner,
+    practice_md,
+    practice_of,
+    scripted_run_ids,
+    stamp_svg,
+)
 from curiosity_tui.analysis.registry import Registry, default_registry
 from curiosity_tui.analysis.report_tables import (
     differences_md,
@@ -138,6 +145,8 @@ class Figures:
         self.out_dir = out_dir
         self.stem = stem
         self.written: list[Path] = []
+        #: the practice label stamped on every figure (decision 442); "" for a model's runs
+        self.label = ""
 
     def draw(self, name: str, draw: Callable[[Path], Path]) -> str | None:
         """Draw one figure as ``STEM-NAME.svg``; its path relative to the Markdown."""
@@ -146,6 +155,8 @@ class Figures:
         path = self.out_dir / f"{self.stem}-{name}.svg"
         try:
             self.written.append(draw(path))
+            if self.label:
+                stamp_svg(path, self.label)
         except OSError as err:
             raise InputError(f"{path}: cannot write figure: {err.strerror or err}") from err
         return path.name
@@ -180,6 +191,8 @@ def _verdict_section(
         return [*lines, "No prereg.jsonl: nothing was locked, so there is no verdict.", ""], []
     entries = load_verified_chain(chain)
     rep: VerdictReport = verdict_for(entries, runs, registry=reg)
+    practice = practice_of(runs)
+    rep.replies, rep.scripted_runs = practice.replies, practice.scripted_runs
     lines += ["```text", format_report(rep).replace("```", "ʼʼʼ"), "```", ""]
     lines += ["## Pre-registration chronology", "", *chronology_md(entries), ""]
     lines += analysis_section(rep)
@@ -316,7 +329,8 @@ def build_report(
         raise InputError(f"{run_dir}: no runs found (ledger dirs or *.run.json files)")
     figs = Figures(out_dir, stem)
     doc = build(runs, reg)
-    lines = [f"# Pilot report: {md_cell(run_dir)}", "", *figs.note()]
+    figs.label = banner(doc.replies, scripted_runs=scripted_run_ids(doc))
+    lines = [f"# Pilot report: {md_cell(run_dir)}", "", *practice_md(figs.label), *figs.note()]
     verdict, first = _verdict_section(run_dir, runs, reg)
     lines += verdict
     done = completeness(runs)

@@ -21,6 +21,7 @@ from curiosity_tui.analysis.aggregate import (
     fmt_interval,
 )
 from curiosity_tui.analysis.markdown import md_cell, md_table
+from curiosity_tui.analysis.practice import replies_row
 from curiosity_tui.analysis.registry import Registry
 from curiosity_tui.analysis.sweep import SweepResult
 from curiosity_tui.analysis.tables import (
@@ -204,5 +205,6 @@ def registry_md(doc: MetricsDoc, registry: Registry) -> list[str]:
                 cells.append(f"{fmt(agg.value)} (n={agg.n})" if agg.value is not None else "—")
             emb = registry.get(name).embedder
             rows.append([f"{name} [{emb}]" if emb else name, *cells])
-        out += [f"### {group}", "", *md_table(["metric", *doc.configs], rows), ""]
+        table = md_table(["metric", *doc.configs], rows)
+        out += [f"### {group}", "", *table[:2], *replies_row(doc), *table[2:], ""]
     return out

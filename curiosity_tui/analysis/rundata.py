@@ -286,9 +286,11 @@ def load_runs(paths: Iterable[Path]) -> list[RunData]:
     (two levels down) for ledgers and run files. Order: by run id (then by path), over all
     the paths together, so the shards of a sharded pilot give the unsharded pilot's figures.
     """
+    from curiosity_tui.analysis.study import runs_of
+
     runs: list[RunData] = []
-    for p in paths:
-        p = Path(p)
+    for given in paths:
+        p = runs_of(Path(given))  # a study folder: its runs/ (decision 445)
         if not p.exists():
             raise InputError(f"{p}: no such file or directory")
         if p.is_file():

@@ -115,7 +115,9 @@ def _file_stamp(path: Path) -> RunStamp | None:
 def scan_stamps(directory: Path) -> list[RunStamp]:
     """The stamps of every ledger and run file in ``directory`` (two levels down), by path.
     Unreadable files are skipped: this answers "which runs exist", not "are they sound"."""
-    d = Path(directory)
+    from curiosity_tui.analysis.study import runs_of
+
+    d = runs_of(Path(directory))  # a study folder: its runs/<pilot>/<ledger> (decision 445)
     if not d.is_dir():
         return []
     found: set[Path] = set()

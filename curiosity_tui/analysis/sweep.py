@@ -20,6 +20,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from curiosity_tui.analysis.aggregate import splits_contracts
+from curiosity_tui.analysis.practice import replies_of, run_replies
 from curiosity_tui.analysis.rundata import CELL_SEP, RunData
 from curiosity_tui.protocol.tension import DELTA_DECIMALS
 
@@ -46,6 +47,8 @@ class SweepResult(BaseModel):
     recorded_epsilons: list[float]
     rows: list[SweepRow]
     caveat: str
+    #: whose replies the Δ values came from: model, scripted (practice) or mixed (442)
+    replies: str = "model"
 
 
 def rounded(delta: float) -> float:
@@ -116,7 +119,9 @@ def sweep_runs(
             if r.epsilon is not None:
                 rec.add(r.epsilon)
             rec.update(s.epsilon for s in r.committed_sessions() if s.epsilon is not None)
-        out.append(sweep(deltas, epsilons, recorded_epsilons=rec, label=label))
+        res = sweep(deltas, epsilons, recorded_epsilons=rec, label=label)
+        res.replies = replies_of(run_replies(r) for r in rs)
+        out.append(res)
     return out
 
 
@@ -127,8 +132,9 @@ def format_sweep(result: SweepResult) -> str:
         *("—" if r.rate is None else f"{r.rate:.2f}" for r in result.rows),
     ]
     count = ["preserved / n", *(f"{r.preserved}/{r.n}" for r in result.rows)]
+    replies = "" if result.replies == "model" else f" — {result.replies.upper()} replies"
     lines = [
-        f"ε sweep — {result.label} (re-classification of recorded Δ, not runs)",
+        f"ε sweep — {result.label}{replies} (re-classification of recorded Δ, not runs)",
         "| " + " | ".join(head) + " |",
         "|" + "---|" * len(head),
         "| " + " | ".join(body) + " |",

@@ -26,6 +26,8 @@ from curiosity_tui.analysis.aggregate import (
 from curiosity_tui.analysis.completeness import Completeness, completeness
 from curiosity_tui.analysis.correlation import Correlation, checks_vs_actions
 from curiosity_tui.analysis.correlation import pooled as pooled_correlation
+from curiosity_tui.analysis.practice import banner as practice_banner
+from curiosity_tui.analysis.practice import replies_fields, replies_row, scripted_run_ids
 from curiosity_tui.analysis.registry import Registry
 from curiosity_tui.analysis.rundata import CELL_SEP, RunData
 from curiosity_tui.analysis.similarity import (
@@ -119,6 +121,10 @@ class MetricsDoc(BaseModel):
     reference: list[ReferencePoint] = Field(default_factory=list)
     #: runs with fewer committed sessions than planned (those with none are not counted)
     completeness: Completeness = Field(default_factory=Completeness)
+    #: whose replies (decision 442): all runs' label, each configuration's, each run's
+    replies: str = "model"
+    replies_by_config: dict[str, str] = Field(default_factory=dict)
+    run_replies: dict[str, str] = Field(default_factory=dict)
 
 
 def order_configs(configs: Sequence[str]) -> list[str]:
@@ -215,6 +221,7 @@ def build(
         differences=diffs,
         checks_vs_actions=corr,
         checks_vs_actions_pooled={",".join(p): pooled_correlation(runs, p) for p in pools},
+        **replies_fields(runs, split=split),
     )
 
 
@@ -323,7 +330,9 @@ def format_tables(
     pools: Sequence[Sequence[str]] = (),
 ) -> str:
     doc = build(runs, registry, references, pools)
-    out = unfinished_section(doc.completeness) + _report_tables(doc)
+    label = practice_banner(doc.replies, scripted_runs=scripted_run_ids(doc))
+    out = [label, ""] if label else []
+    out += unfinished_section(doc.completeness) + _report_tables(doc)
     out.append("# All registry metrics (mean over runs, n = runs with a value)")
     out.append("")
     groups: dict[str, list[str]] = {}
@@ -333,6 +342,7 @@ def format_tables(
         out.append(f"## {group}")
         out.append("| metric | " + " | ".join(doc.configs) + " |")
         out.append("|---|" + "---|" * len(doc.configs))
+        out.extend(replies_row(doc))
         for name in names:
             cells = []
             for c in doc.configs:
@@ -349,7 +359,7 @@ def format_tables(
                 f"{c}: " + ", ".join(fmt(v.value) for v in doc.metrics[name][c].per_run)
                 for c in doc.configs
             )
-            out.append(f"  {name} per run — {per}")
+            out.extend(wrap_line(f"  {name} per run — {per}", indent="      "))
         out.append("")
     if doc.differences:
         out.append("## differences (a − b of the means; 95% bootstrap interval resampling runs)")
@@ -360,7 +370,8 @@ def format_tables(
             out.append(f"### {a} − {b} ({label})")
             for d in rows:
                 note = f" — {d.note}" if d.note and d.ci_low is None else ""
-                out.append(f"  {d.metric:<28} {d.diff:+9.2f}  {fmt_interval(d)}{note}")
+                row = f"  {d.metric:<28} {d.diff:+9.2f}  {fmt_interval(d)}{note}"
+                out.extend(wrap_line(row, indent=" " * 43))
     if any(p.questions for p in doc.regen_dup_share_pooled.values()):
         out.append("## regen_dup_share, pooled over questions (per-run-then-mean is above)")
         for c, p in doc.regen_dup_share_pooled.items():
@@ -386,5 +397,28 @@ def format_tables(
             f"{k.n_runs} runs{note}"
         )
     out.append("")
-    out.append("Denominators: " + "; ".join(f"{m.name}: {m.denominator}" for m in registry))
+    out.append("Denominators:")
+    for m in registry:  # one metric a line, wrapped (it was one 3,000-character line)
+        out.extend(wrap_line(f"  {m.name}: {m.denominator}", indent="      "))
     return "\n".join(out)
+
+
+#: the width the text output wraps its long lines at (tables and the practice banner excepted)
+WRAP = 100
+
+
+def wrap_line(line: str, *, indent: str) -> list[str]:
+    """``line`` wrapped at :data:`WRAP` columns, continuation lines indented by ``indent``."""
+    import textwrap
+
+    if len(line) <= WRAP:
+        return [line]
+    lead = line[: len(line) - len(line.lstrip())]
+    return textwrap.wrap(
+        line.strip(),
+        width=WRAP,
+        initial_indent=lead,
+        subsequent_indent=indent,
+        break_on_hyphens=False,
+        break_long_words=False,
+    )

@@ -169,6 +169,9 @@ class VerdictReport(BaseModel):
         "change the verdict."
     )
     chronology: list[LockRef]
+    #: whose replies the runs hold: model, scripted (practice) or mixed (decision 442)
+    replies: str = "model"
+    scripted_runs: list[str] = Field(default_factory=list)
 
 
 def _clause(
@@ -480,7 +483,11 @@ def verdict_for(
     )
 
 
-def verdict_for_dir(run_dir: Path, *, registry: Registry | None = None) -> VerdictReport:
+def verdict_for_dir(
+    run_dir: Path, *, registry: Registry | None = None, allow_mixed: bool = False
+) -> VerdictReport:
+    from curiosity_tui.analysis.practice import practice_of, refuse_mixed
+
     chain = find_chain(run_dir)
     if chain is None:
         raise InputError(f"{run_dir}: no prereg.jsonl here or in its parent: nothing was locked")
@@ -488,7 +495,11 @@ def verdict_for_dir(run_dir: Path, *, registry: Registry | None = None) -> Verdi
     runs = load_runs([run_dir])
     if not runs:
         raise InputError(f"{run_dir}: no runs found (ledger dirs or *.run.json files)")
-    return verdict_for(entries, runs, registry=registry, where=str(chain))
+    practice = practice_of(runs)
+    refuse_mixed(practice, str(run_dir), allow_mixed=allow_mixed)
+    rep = verdict_for(entries, runs, registry=registry, where=str(chain))
+    rep.replies, rep.scripted_runs = practice.replies, practice.scripted_runs
+    return rep
 
 
 # ------------------------------------------------------------------------------- printing
@@ -572,7 +583,11 @@ def format_amendment(a: Amendment) -> list[str]:
 
 
 def format_report(rep: VerdictReport) -> str:
-    lines = format_verdict(rep.verdict)
+    from curiosity_tui.analysis.practice import banner
+
+    label = banner(rep.replies, scripted_runs=rep.scripted_runs)
+    lines = [label, ""] if label else []
+    lines += format_verdict(rep.verdict, title=_verdict_title(rep.replies))
     for c in rep.comparisons:
         lines.append("")
         lines.extend(format_verdict(c.verdict, title=f"Comparison {c.name}"))
@@ -616,6 +631,13 @@ def format_report(rep: VerdictReport) -> str:
             "With so few runs (" + "; ".join(small) + ") a bootstrap understates the uncertainty."
         )
     return "\n".join(lines)
+
+
+def _verdict_title(replies: str) -> str:
+    """``Verdict``, or one that says whose replies it is over (decision 442)."""
+    return {"scripted": "Verdict over SCRIPTED replies", "mixed": "Verdict over MIXED replies"}.get(
+        replies, "Verdict"
+    )
 
 
 def report_json(rep: VerdictReport) -> str:

@@ -127,3 +127,19 @@ class AppBase(Navigation):
             yield from provider()
         yield SystemCommand("Help", "Keys of this screen (?)", self.action_help)
         yield from super().get_system_commands(screen)
+
+    def deliver_screenshot(
+        self,
+        filename: str | None = None,
+        path: str | None = None,
+        time_format: str | None = None,
+    ) -> str | None:
+        """The palette's Screenshot: an SVG in ``path``, else ``$CURIOSITY_SCREENSHOTS``, else
+        the current folder; the notice names the full path, or exactly why it was not saved
+        (Textual's default wrote to ~/Downloads and said only "Failed to save screenshot")."""
+        from curiosity_tui.app.screenshot import save_screenshot
+
+        saved, message = save_screenshot(self, filename=filename, folder=path)
+        self.notify(message, title="Screenshot", severity="information" if saved else "error",
+                    markup=False)  # fmt: skip
+        return saved

@@ -26,6 +26,7 @@ from curiosity_tui.cli import (
     plan_cmds,
     relay_cmds,
     run_cmds,
+    study_cmds,
 )
 from curiosity_tui.errors import EXIT_CODES, CuriosityError, StorageError, describe_os_error
 
@@ -34,6 +35,7 @@ from curiosity_tui.errors import EXIT_CODES, CuriosityError, StorageError, descr
 #: tests/test_startup_imports.py), so importing them all here keeps start-up light.
 COMMAND_MODULES = (
     app_cmds,
+    study_cmds,
     ledger_cmds,
     run_cmds,
     relay_cmds,  # --relay on run and demo: after run_cmds

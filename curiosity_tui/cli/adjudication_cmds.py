@@ -1,5 +1,5 @@
 """``curiosity-tui adjudicate PACK --coordinator NAME`` (the adjudication screen) and
-``curiosity-tui adjudication list PACK [--json]``: where raters disagree, and what the
+``curiosity-tui adjudication list PACK [--json | --csv]``: where raters disagree, and what the
 coordinator recorded — still blind (the key is never read). Domain work lives in
 ``curiosity_tui.packs.disagreement``; the app is imported only inside ``adjudicate``."""
 
@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+
+from curiosity_tui.cli.csv_args import add_csv_arg, csv_out
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     lst = asub.add_parser("list", help="disagreements, each with the adjudication in force")
     lst.add_argument("packdir", type=Path, metavar="PACKDIR")
     lst.add_argument("--json", action="store_true")
+    add_csv_arg(lst, "one row per disagreement: raw categories, the adjudicated one in force")
     lst.set_defaults(handler=_list)
 
 
@@ -44,7 +47,11 @@ def _list(args: argparse.Namespace) -> int:
     from curiosity_tui.packs.disagreement import adjudication_state, format_state
 
     state = adjudication_state(args.packdir)
-    if args.json:
+    if args.csv is not None:
+        from curiosity_tui.packs.pack_csv import ADJUDICATION_COLUMNS, adjudication_rows
+
+        csv_out(args.csv, ADJUDICATION_COLUMNS, adjudication_rows(state))
+    elif args.json:
         print(json.dumps(state.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
         print(format_state(state))

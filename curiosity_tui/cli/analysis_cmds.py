@@ -40,6 +40,17 @@ def _register_prereg(sub: argparse._SubParsersAction) -> None:
     )
     lk.add_argument("--reason", default="", help="why (required for every amendment)")
     lk.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print what would be locked and every check; write nothing (exit 1 if refused)",
+    )
+    lk.add_argument(
+        "--warn-only",
+        action="store_true",
+        help="lock a plan that cannot produce the pack or a metric it names, with a warning "
+        "for each (refused by default)",
+    )
+    lk.add_argument(
         "--design",
         type=Path,
         default=None,
@@ -99,6 +110,12 @@ def _register_verdict_sweep_report(sub: argparse._SubParsersAction) -> None:
     )
     v.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     v.add_argument("--json", action="store_true")
+    v.add_argument(
+        "--allow-mixed",
+        action="store_true",
+        help="evaluate runs with scripted and model replies together (refused by default; the "
+        "output names the scripted runs)",
+    )
     v.set_defaults(handler=_verdict)
 
     s = sub.add_parser(
@@ -216,12 +233,38 @@ def _prereg_lock(args: argparse.Namespace) -> int:
     chain = args.chain if args.chain else args.plan.parent / CHAIN_FILE
     if chain.is_dir():
         chain = chain / CHAIN_FILE
-    entry = lock(args.plan, args.stage, chain_path=chain, reason=args.reason, design=args.design)
+    if args.dry_run:
+        from curiosity_tui.analysis.lock_preview import format_preview, preview_lock
+
+        preview = preview_lock(args.plan, args.stage, chain_path=chain, reason=args.reason)
+        print(format_preview(preview))
+        return 0 if preview.would_lock else 1
+    entry = lock(
+        args.plan,
+        args.stage,
+        chain_path=chain,
+        reason=args.reason,
+        warn_only=args.warn_only,
+        design=args.design,
+    )
+    if args.warn_only:
+        _print_plan_warnings(args.plan)
     print(
         f"locked {args.plan} as seq {entry.seq} at stage {entry.stage} in {chain}\n"
         f"  plan sha256 {entry.plan_sha256}\n  entry hash  {entry.hash}"
     )
     return 0
+
+
+def _print_plan_warnings(plan_path: Path) -> None:
+    """Under ``--warn-only``: one warning line per failed plan check (decision 441)."""
+    from curiosity_tui.analysis.plan import load_plan
+    from curiosity_tui.analysis.plan_checks import plan_checks
+
+    plan, _ = load_plan(plan_path)
+    for c in plan_checks(plan, base=plan_path.parent):
+        if not c.ok:
+            print(f"warning: {plan_path}: {c.name}: {c.detail} (locked under --warn-only)")
 
 
 def _prereg_show(args: argparse.Namespace) -> int:
@@ -272,7 +315,7 @@ def _prereg_verify(args: argparse.Namespace) -> int:
 def _verdict(args: argparse.Namespace) -> int:
     from curiosity_tui.analysis.verdict import format_report, report_json, verdict_for_dir
 
-    rep = verdict_for_dir(args.run_dir)
+    rep = verdict_for_dir(args.run_dir, allow_mixed=args.allow_mixed)
     print(report_json(rep) if args.json else format_report(rep))
     return 0
 
@@ -335,7 +378,10 @@ def _sweep(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([r.model_dump() for r in results], indent=1))
     else:
-        print("\n\n".join(format_sweep(r) for r in results))
+        from curiosity_tui.analysis.practice import banner, replies_of
+
+        label = banner(replies_of(r.replies for r in results))
+        print("\n\n".join([label] * bool(label) + [format_sweep(r) for r in results]))
     return 0
 
 

@@ -57,9 +57,55 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.set_defaults(handler=_downgrades)
 
     a = sub.add_parser("audit", help="closure audit (S10); exit 1 when there are findings")
-    a.add_argument("ledger", type=Path)
+    a.add_argument("ledger", type=Path, help="a ledger, or a folder of ledgers (a pilot's runs)")
     a.add_argument("--json", action="store_true")
     a.set_defaults(handler=_audit)
+
+
+def _ledgers_below(root: Path) -> list[Path]:
+    """The ledgers one or two levels below ``root`` (``runs/<ledger>``, ``runs/<pilot>/<ledger>``;
+    a study folder: its ``runs/``), in path order."""
+    from curiosity_tui.analysis.study import runs_of
+
+    base = runs_of(root)
+    found = {
+        j.parent for pattern in ("*/journal.jsonl", "*/*/journal.jsonl") for j in base.glob(pattern)
+    }
+    return sorted(found)
+
+
+def _audit_folder(args: argparse.Namespace, ledgers: list[Path]) -> int:
+    """``audit runs/``: every ledger of a folder (a pilot's runs, a study's runs), one line
+    each, then the findings; exit 1 when any ledger has one."""
+    from curiosity_tui.contract.audit import audit
+    from curiosity_tui.ledger import Ledger
+
+    if not ledgers:
+        raise InputError(f"{args.ledger}: neither a ledger nor a folder holding ledgers")
+    reports = []
+    for path in ledgers:
+        with Ledger.open(path) as led:
+            reports.append((path, audit(led)))
+    if args.json:
+        data = [
+            {
+                "ledger": str(path),
+                "contract": rep.contract,
+                "findings": [f.model_dump(mode="json") for f in rep.findings],
+            }
+            for path, rep in reports
+        ]
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 1 if any(rep.findings for _, rep in reports) else 0
+    total = sum(len(rep.findings) for _, rep in reports)
+    print(f"closure audit of {len(reports)} ledger(s) in {args.ledger}: {total} finding(s)")
+    for path, rep in reports:
+        print(f"{path} (contract {rep.contract}): {len(rep.findings)} finding(s)")
+        for f in rep.findings:
+            req = f"/{f.requirement}" if f.requirement else ""
+            tag = " [BREACH of the contract]" if f.breach else ""
+            print(f"- {f.kind}{tag}: {f.node}{req} at seq {', '.join(map(str, f.seqs))}")
+    return 1 if total else 0
 
 
 def _downgrades_parser() -> argparse.ArgumentParser:
@@ -89,6 +135,11 @@ def _downgrades_parser() -> argparse.ArgumentParser:
     dd.add_argument("decision", choices=["approve", "reject"])
     dd.add_argument("--grounds", required=True)
     dd.add_argument("--curator", required=True, help="your name (actor human:<name>)")
+    dd.add_argument(
+        "--allow-self-approval",
+        action="store_true",
+        help="approve a proposal you made yourself (refused by default; recorded in the event)",
+    )
     dd.set_defaults(handler=_downgrades_decide)
     return d
 
@@ -199,7 +250,14 @@ def _downgrades_decide(args: argparse.Namespace) -> int:
     from curiosity_tui.ledger import Ledger
 
     with Ledger.open(args.ledger, write=True) as led:
-        decide(led, args.id, args.decision, grounds=args.grounds, actor=_human(args.curator))
+        decide(
+            led,
+            args.id,
+            args.decision,
+            grounds=args.grounds,
+            actor=_human(args.curator),
+            allow_self_approval=args.allow_self_approval,
+        )
     print(f"{args.id} {args.decision}d")
     return 0
 
@@ -207,7 +265,10 @@ def _downgrades_decide(args: argparse.Namespace) -> int:
 def _audit(args: argparse.Namespace) -> int:
     from curiosity_tui.contract.audit import audit
     from curiosity_tui.ledger import Ledger
+    from curiosity_tui.workspace_scan import is_ledger
 
+    if Path(args.ledger).is_dir() and not is_ledger(Path(args.ledger)):
+        return _audit_folder(args, _ledgers_below(Path(args.ledger)))
     with Ledger.open(args.ledger) as led:
         report = audit(led)
     if args.json:

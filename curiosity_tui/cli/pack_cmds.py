@@ -16,7 +16,7 @@ from curiosity_tui.cli.csv_args import add_csv_arg, csv_out
 from curiosity_tui.errors import InputError
 
 if TYPE_CHECKING:
-    from curiosity_tui.packs.build import BuildResult
+    from curiosity_tui.packs.build import BuildResult, RunMaterial
     from curiosity_tui.packs.leakcheck import LeakReport
     from curiosity_tui.packs.model_rater import ModelRatingRun
     from curiosity_tui.packs.rating import RatingSession
@@ -51,6 +51,13 @@ def _register_pack_build(psub: argparse._SubParsersAction) -> None:
     b.add_argument("--scheme", default="pilot-01", help="pilot-01, pilot-02 or a scheme JSON file")
     b.add_argument("--out", required=True, type=Path, metavar="PACKDIR")
     b.add_argument("--seed", type=int, default=None, help="shuffle seed (kept in the key only)")
+    b.add_argument(
+        "--sessions",
+        default="1,last",
+        metavar="FIRST,LATER",
+        help="the two sessions each item shows: numbers, 'first' or 'last' (default 1,last: "
+        "the first and the run's planned last session)",
+    )
     b.add_argument(
         "--order",
         choices=("per-rater", "fixed"),
@@ -222,6 +229,7 @@ def _print_json(model: object) -> None:
 def _build(args: argparse.Namespace) -> int:
     from curiosity_tui.packs.build import build_pack, collect_ledgers, material_from_ledger
     from curiosity_tui.packs.schemes import load_scheme
+    from curiosity_tui.packs.session_pick import parse_session_pick
 
     scheme = load_scheme(args.scheme)
     raters = [x.strip() for x in args.raters.split(",") if x.strip()]
@@ -229,8 +237,9 @@ def _build(args: argparse.Namespace) -> int:
         raise InputError("--min-raters must be at least 1")
     if args.leak_permutations < 1:
         raise InputError("--leak-permutations must be at least 1")
-    materials = [material_from_ledger(p) for p in collect_ledgers(args.runs)]
-    held_out = [material_from_ledger(p) for p in collect_ledgers(args.control_runs)]
+    pick = parse_session_pick(args.sessions)
+    materials = [material_from_ledger(p, sessions=pick) for p in collect_ledgers(args.runs)]
+    held_out = [material_from_ledger(p, sessions=pick) for p in collect_ledgers(args.control_runs)]
     res = build_pack(
         materials,
         scheme,
@@ -241,6 +250,7 @@ def _build(args: argparse.Namespace) -> int:
         min_raters=args.min_raters,
         controls_per_kind=args.controls,
         control_materials=held_out,
+        sessions_spec=pick.spec(),
         order=args.order,
     )
     leaks = _leakcheck_after_build(res, strict=args.strict, permutations=args.leak_permutations)
@@ -257,6 +267,8 @@ def _build(args: argparse.Namespace) -> int:
         "notes": res.notes,
         "leakcheck": leaks.model_dump(mode="json"),
         "scripted": res.manifest.scripted,
+        "sessions": pick.spec(),
+        "sessions_shown": _sessions_shown(materials),
     }
     if args.json:
         _print_json(summary)
@@ -268,6 +280,11 @@ def _build(args: argparse.Namespace) -> int:
     print(
         "runs per configuration: " + ", ".join(f"{k} {v}" for k, v in sorted(res.configs.items()))
     )
+    shown = _sessions_shown(materials)
+    print(
+        f"sessions shown ({pick.spec()}): "
+        + ", ".join(f"{k} in {n} run(s)" for k, n in shown.items())
+    )
     print(
         f"key: {res.key_path} (sha256 {res.manifest.key_sha256[:16]}…) — keep it away from raters"
     )
@@ -277,6 +294,15 @@ def _build(args: argparse.Namespace) -> int:
         print(f"note: {n}")
     print(format_leaks(leaks, brief=True))
     return 0
+
+
+def _sessions_shown(materials: list[RunMaterial]) -> dict[str, int]:
+    """How many runs show each pair of sessions, e.g. {"1 and 5": 8, "1 and 3": 4}."""
+    out: dict[str, int] = {}
+    for m in materials:
+        k = f"{m.sessions[0]} and {m.sessions[1]}"
+        out[k] = out.get(k, 0) + 1
+    return out
 
 
 def _leakcheck_after_build(res: BuildResult, *, strict: bool, permutations: int) -> LeakReport:

@@ -67,6 +67,12 @@ def _import(args: argparse.Namespace) -> int:
         replace=args.replace,
         by=f"human:{getpass.getuser()}",
     )
+    if res.new_records == 0 and not res.replaced:
+        print(
+            f"nothing new: {res.path} already holds these {res.records} record(s) of rater "
+            f"{res.rater}; nothing written"
+        )
+        return 0
     how = "replaced the pack's file" if res.replaced else "new file"
     print(
         f"imported {res.records} record(s) of rater {res.rater} into {res.path} "

@@ -116,12 +116,35 @@ def run_relayed(args: argparse.Namespace) -> int:
         )
     check_relayable(meta.config)
     plan.check_sessions(args.sessions)
-    if [t for t in plan.humans(args.sessions) if t > last] or meta.curator == "human":
-        return relay_in_app(args, plan)
-    result = asyncio.run(_relay_here(args, plan))
+    with scripted_relay_plan(plan, getattr(args, "scripted", False)) as served:
+        if [t for t in served.humans(args.sessions) if t > last] or meta.curator == "human":
+            return relay_in_app(args, served)
+        result = asyncio.run(_relay_here(args, served))
     from curiosity_tui.cli.run_cmds import report_outcome
 
     return report_outcome(args.ledger, result)
+
+
+@contextlib.contextmanager
+def scripted_relay_plan(plan: Any, scripted: bool) -> Iterator[Any]:
+    """``run --relay FILE --scripted``: every model entry served offline by the research bank,
+    each in its own voice (its key), so model -> person -> model runs without a key. The
+    plan as it is without ``--scripted``."""
+    if not scripted:
+        yield plan
+        return
+    from curiosity_tui.offline.research import ResearchResponder
+    from curiosity_tui.offline.scripted_server import ScriptedServer
+    from curiosity_tui.runs.relay import ModelMind
+
+    print("SCRIPTED RELAY: every model entry is served by the built-in scripted server.")
+    with contextlib.ExitStack() as stack:
+        models = {}
+        for key in plan.models:
+            srv = stack.enter_context(ScriptedServer(responder=ResearchResponder(voice=key)))
+            name = f"scripted-{key}"
+            models[key] = ModelMind(base_url=srv.base_url, model=name, endpoint_name=name)
+        yield plan.model_copy(update={"models": models})
 
 
 async def _relay_here(args: argparse.Namespace, plan: Any) -> Any:
@@ -150,9 +173,12 @@ async def _relay_here(args: argparse.Namespace, plan: Any) -> Any:
 def relay_in_app(args: argparse.Namespace, plan: Any) -> int:
     """The app hosts a relay with a person's session (or a human curator)."""
     from curiosity_tui.cli.run_cmds import _embedder, call_overrides, curator_name, host_run
+    from curiosity_tui.ledger import Ledger
     from curiosity_tui.screens.monitor import RunRequest
 
     path = Path(args.ledger)
+    with Ledger.open(path) as probe:
+        curator_kind = probe.meta.curator
     with relay_clients(plan, args) as clients:  # before the app opens: refuse in one line
         caps = asyncio.run(_close_all(clients, probe_all(plan, clients, args)))
     first = plan.model_keys()[0] if plan.model_keys() else None
@@ -168,6 +194,7 @@ def relay_in_app(args: argparse.Namespace, plan: Any) -> int:
         relay=plan,
         relay_clients_factory=lambda: relay_clients(plan, args),
         relay_endpoints=caps,
+        curator_kind=curator_kind,
     )
     return host_run(req, req.curator)
 

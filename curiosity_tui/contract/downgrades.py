@@ -159,7 +159,10 @@ def decide(
     *,
     grounds: str,
     actor: str,
+    allow_self_approval: bool = False,
 ) -> None:
+    """Record a human curator's decision. Approving one's own proposal is refused unless
+    ``allow_self_approval`` (then recorded in the event, decision 443)."""
     if not is_human(actor):
         raise TransitionError(
             f"only a human curator (human:<name>) may decide a downgrade; {actor!r} may not"
@@ -172,6 +175,13 @@ def decide(
     if p["status"] != "pending":
         by = p["decision"]["by"] if p.get("decision") else "?"
         raise TransitionError(f"downgrade {proposal_id} was already {p['status']} by {by}")
+    self_approval = decision == "approve" and p.get("proposed_by") == actor
+    if self_approval and not allow_self_approval:
+        raise TransitionError(
+            f"downgrade {proposal_id} was proposed by {actor}: the same person may not approve "
+            "it; a second person decides (--allow-self-approval to override, recorded in the "
+            "decision)"
+        )
     if decision == "approve":
         rc = led.raw_nodes()[nid].get("return_condition")
         req = next(
@@ -189,7 +199,11 @@ def decide(
             )
     with led.batch(led.last_session, marker="batch_committed", label="downgrade") as b:
         decided = DowngradeDecided(
-            proposal=proposal_id, decision=decision, grounds=text, at=led.clock()
+            proposal=proposal_id,
+            decision=decision,
+            grounds=text,
+            at=led.clock(),
+            self_approval=self_approval,
         )
         b.emit(decided, node=nid, actor=actor)
 

@@ -14,7 +14,8 @@ from curiosity_tui.ledger.ledger import Ledger
 CURATOR_ACTORS = ("model-curator",)
 
 
-def _check(actor: str, reason: str) -> None:
+def check_curator(actor: str, reason: str) -> None:
+    """TransitionError unless ``actor`` may curate and gives a reason."""
     if not (actor in CURATOR_ACTORS or (actor.startswith("human:") and actor[6:].strip())):
         raise TransitionError(
             f"curator actions need actor model-curator or human:<name>, not {actor!r}"
@@ -32,7 +33,7 @@ def _node(led: Ledger, node_id: str) -> dict:
 
 def set_priority(led: Ledger, node_id: str, priority: int | None, reason: str, actor: str) -> None:
     """Set (1 = first) or clear (None) a node's curator priority."""
-    _check(actor, reason)
+    check_curator(actor, reason)
     n = _node(led, node_id)
     if priority is not None and priority < 1:
         raise TransitionError(f"priority must be 1 or more, got {priority}")
@@ -46,7 +47,7 @@ def set_priority(led: Ledger, node_id: str, priority: int | None, reason: str, a
 
 
 def merge(led: Ledger, node_id: str, into: str, reason: str, actor: str) -> None:
-    _check(actor, reason)
+    check_curator(actor, reason)
     n = _node(led, node_id)
     target = _node(led, into)
     if node_id == into:
@@ -60,7 +61,7 @@ def merge(led: Ledger, node_id: str, into: str, reason: str, actor: str) -> None
 
 
 def archive(led: Ledger, node_id: str, reason: str, actor: str) -> None:
-    _check(actor, reason)
+    check_curator(actor, reason)
     n = _node(led, node_id)
     if n["status"] in ("archived", "merged"):
         raise TransitionError(f"{node_id} is already {n['status']}")
@@ -70,7 +71,7 @@ def archive(led: Ledger, node_id: str, reason: str, actor: str) -> None:
 
 def revive(led: Ledger, node_id: str, reason: str, actor: str) -> None:
     """Make a dormant or archived node open again (a closed or merged one stays as it is)."""
-    _check(actor, reason)
+    check_curator(actor, reason)
     n = _node(led, node_id)
     if n["status"] not in ("dormant", "archived"):
         raise TransitionError(

@@ -122,6 +122,19 @@ class CuratorPrioritySet(_Data):
     reason: str
 
 
+class CuratorReverted(_Data):
+    """A curator action taken back (decision 444): ``reverts`` is its journal seq; the node's
+    fields the action changed get the values they had before it."""
+
+    reverts: int = Field(ge=1)
+    action: Literal["priority", "merge", "archive", "revive"]
+    reason: str = Field(min_length=1)
+    #: the status before the action (None: the action did not change it)
+    status: NodeStatus | None = None
+    restores_priority: bool = False
+    curator_priority: int | None = None
+
+
 class DowngradeProposed(Downgrade):
     pass
 
@@ -131,6 +144,8 @@ class DowngradeDecided(_Data):
     decision: Literal["approve", "reject"]
     grounds: str
     at: str = ""
+    #: the decider also proposed it, approved under --allow-self-approval (decision 443)
+    self_approval: bool = False
 
 
 class DecayApplied(_Data):

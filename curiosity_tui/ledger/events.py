@@ -28,6 +28,9 @@ from curiosity_tui.ledger.event_data import (
     CuratorPrioritySet as CuratorPrioritySet,
 )
 from curiosity_tui.ledger.event_data import (
+    CuratorReverted as CuratorReverted,
+)
+from curiosity_tui.ledger.event_data import (
     DecayApplied as DecayApplied,
 )
 from curiosity_tui.ledger.event_data import (
@@ -409,6 +412,22 @@ def _priority(st: FoldState, seq: int, session: int, node: str | None, actor: st
 
 
 @_kind(
+    "curator_reverted",
+    CuratorReverted,
+    "A curator took back an earlier curator action (`reverts` is its seq): the fields it "
+    "changed get their earlier values; the action's own event stays in the journal.",
+)
+def _reverted(st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data) -> None:
+    n = st.node(node, seq)
+    if d.get("status") is not None:
+        n["status"] = d["status"]
+    if d["action"] == "merge":
+        n["merged_into"] = None
+    if d.get("restores_priority"):
+        n["curator_priority"] = d.get("curator_priority")
+
+
+@_kind(
     "downgrade_proposed",
     DowngradeProposed,
     "A proposal to waive or weaken one requirement, with grounds.",
@@ -446,6 +465,8 @@ def _dg_decided(
                 "ts": d.get("at", ""),
                 "session": session,
             }
+            if d.get("self_approval"):
+                p["decision"]["self_approval"] = True
             if d["decision"] == "approve":
                 if p["action"] == "waive":
                     r["status"] = "waived"
@@ -573,6 +594,7 @@ FOLD_FIELDS: dict[str, frozenset[str]] = {
     "status_changed": frozenset({"status"}),
     "nodes_merged": frozenset({"status", "merged_into"}),
     "curator_priority_set": frozenset({"curator_priority"}),
+    "curator_reverted": frozenset({"status", "merged_into", "curator_priority"}),
     "downgrade_proposed": frozenset({"downgrades"}),
     "downgrade_decided": frozenset({"downgrades", "return_condition"}),
     "decay_applied": frozenset({"status"}),

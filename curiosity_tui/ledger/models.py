@@ -116,6 +116,8 @@ class DowngradeDecision(_Record):
     grounds: str
     ts: str
     session: int
+    #: the decider had proposed it (approved under --allow-self-approval, decision 443)
+    self_approval: bool = False
 
 
 class Downgrade(_Record):

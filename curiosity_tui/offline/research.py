@@ -99,6 +99,35 @@ def stream(run: str, session: int, kind: str, extra: str = "") -> random.Random:
     return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
 
 
+#: the share of deliverables that propose a downgrade when the focus has requirements in force
+DOWNGRADE_SHARE = 0.4
+DOWNGRADE_GROUNDS = (
+    "The sources on file cannot settle this requirement at the precision asked; the causal "
+    "question can be closed on what is established without it.",
+    "This requirement duplicates what the other required facts already establish; keeping it "
+    "blocks closure without adding evidence.",
+    "No archive reachable in this investigation records this figure; asking for it exactly "
+    "keeps the question open indefinitely.",
+)
+
+
+def focus_requirements(text: str, focus: str) -> dict[str, str]:
+    """The focus node's required facts still in force (unchecked or not satisfied) in a
+    rendering: id -> text."""
+    block = re.search(
+        rf"^\[\d+\] {re.escape(focus)} \|.*?(?=^\[\d+\] q\d+ \||\Z)", text, flags=re.M | re.S
+    )
+    if block is None:
+        return {}
+    return dict(
+        re.findall(
+            r"^\s+- (r\d+): (.+?) \[(?:unchecked|checked s\d+: not satisfied)\]$",
+            block.group(0),
+            flags=re.M,
+        )
+    )
+
+
 def _question_line(text: str) -> str:
     m = re.search(r"^Question: (.+)$", text, flags=re.M)
     return m.group(1) if m else ""
@@ -311,8 +340,37 @@ class ResearchResponder:
             },
             "facts": self._facts(rng, [focus, *others], 0, 2),
             "checks": self._pilot01_checks(rng, text),
-            "downgrade_proposals": [],
+            "downgrade_proposals": self._downgrades(rng, text, focus),
         }
+
+    def _downgrades(self, rng: random.Random, text: str, focus: str) -> list[dict[str, Any]]:
+        """In some sessions (DOWNGRADE_SHARE, drawn last so the rest of the reply is as
+        before) a proposal to lower one of the focus's requirements still in force, so a
+        scripted pilot under binding+downgrade has proposals to decide (decision 443). A
+        contract without downgrades drops it, as it drops any model's."""
+        in_force = focus_requirements(text, focus)
+        if not in_force or rng.random() >= DOWNGRADE_SHARE:
+            return []
+        rid, rtext = rng.choice(sorted(in_force.items()))
+        if rng.random() < 0.5:
+            return [
+                {
+                    "node": focus,
+                    "fact_id": rid,
+                    "proposal": "waive",
+                    "new_text": None,
+                    "grounds": rng.choice(DOWNGRADE_GROUNDS),
+                }
+            ]
+        return [
+            {
+                "node": focus,
+                "fact_id": rid,
+                "proposal": "weaken",
+                "new_text": f"A credible estimate, not an exact figure: {rtext}",
+                "grounds": rng.choice(DOWNGRADE_GROUNDS),
+            }
+        ]
 
     def _curator(self, rng: random.Random, text: str) -> dict[str, Any]:
         ids = [i for i in _ids(text) if i != "q1"]

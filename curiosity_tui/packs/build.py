@@ -1,10 +1,12 @@
 """Build a blind pack from runs (ledgers): three uniform unnamed sections per item.
 
-Per run (S8): section 1 is session 1's delivered text; section 2 is the input of session
-5 re-rendered from the store snapshot after session 4 — each open node's question and its
-last five facts in the S2 queue order, with every field name, id, status, pulse, queue
-position, return condition and preserved count left out; section 3 is session 5's
-delivered text, with field labels stripped. The no-store arms (A, B) get an empty section
+Per run (S8): section 1 is the first shown session's delivered text; section 2 is the
+input of the later shown session re-rendered from the store snapshot before it — each open
+node's question and its last five facts in the S2 queue order, with every field name, id,
+status, pulse, queue position, return condition and preserved count left out; section 3 is
+the later session's delivered text, with field labels stripped. The two sessions are the
+pack's session pick (:mod:`curiosity_tui.packs.session_pick`): the first and the last by
+default, so a 3-session run shows sessions 1 and 3 and a 5-session run 1 and 5. The no-store arms (A, B) get an empty section
 2, so every item has the same layout. Items are shuffled under opaque ids; the key (item →
 run, configuration) goes to a separate file whose sha256 is recorded in the manifest.
 
@@ -50,6 +52,7 @@ from curiosity_tui.packs.pack import (
 )
 from curiosity_tui.packs.rating import validate_rater_name
 from curiosity_tui.packs.schemes import Scheme, scheme_sha256
+from curiosity_tui.packs.session_pick import DEFAULT_PICK, SessionPick
 from curiosity_tui.packs.uniform import relabel, uniform_text
 
 __all__ = [
@@ -194,14 +197,16 @@ class RunMaterial:
     later_output: str
     sources: list[tuple[str, str]] = field(default_factory=list)  # (title, text)
     scripted: bool = False  # the run's metadata says its replies came from the scripted server
+    sessions: tuple[int, int] = (1, 5)  # the two sessions the item shows
 
 
 class _LedgerLike(Protocol):  # pragma: no cover - typing aid
     path: Path
 
 
-def material_from_ledger(path: str | Path, *, first: int = 1, later: int = 5) -> RunMaterial:
-    """Read one ledger (read-only) and take its sessions ``first`` and ``later``."""
+def material_from_ledger(path: str | Path, *, sessions: SessionPick = DEFAULT_PICK) -> RunMaterial:
+    """Read one ledger (read-only) and take the two sessions ``sessions`` names (by default
+    the first and the planned last, decision 440)."""
     from curiosity_tui.ledger import Ledger
 
     p = Path(path)
@@ -210,12 +215,14 @@ def material_from_ledger(path: str | Path, *, first: int = 1, later: int = 5) ->
         meta = led.meta
         if meta.config not in CONFIGS:
             raise PackError(f"{p}: unknown configuration {meta.config!r}")
+        first, later = _resolve_pick(p, sessions, meta.options, led.last_session)
         recs = {}
         for n in (first, later):
             rec = led.session_record(n)
             if rec is None or rec.status != "committed":
                 raise PackError(
-                    f"{p}: session {n} is missing or did not commit; cannot build its item"
+                    f"{p}: session {n} is missing or did not commit; cannot build its item "
+                    f"(sessions {sessions.spec()})"
                 )
             recs[n] = rec
         if meta.config in NO_STORE_CONFIGS:
@@ -237,9 +244,23 @@ def material_from_ledger(path: str | Path, *, first: int = 1, later: int = 5) ->
             later_output=strip_labels(recs[later].output_text),
             sources=sources,
             scripted=bool(meta.options.get("scripted")),
+            sessions=(first, later),
         )
     finally:
         led.close()
+
+
+def _resolve_pick(
+    path: Path, pick: SessionPick, options: Mapping[str, Any], last_recorded: int
+) -> tuple[int, int]:
+    """The pick's session numbers for this run: ``last`` is the planned last session (a
+    pilot records ``planned_sessions``), else the last recorded one."""
+    planned = options.get("planned_sessions")
+    length = planned if isinstance(planned, int) and planned > 0 else last_recorded
+    try:
+        return pick.resolve(length)
+    except ValueError as err:
+        raise PackError(f"{path}: {err}; cannot build its item") from None
 
 
 def collect_ledgers(paths: Sequence[str | Path]) -> list[Path]:
@@ -296,10 +317,12 @@ def build_pack(
     min_raters: int = 2,
     controls_per_kind: int = 1,
     control_materials: Sequence[RunMaterial] = (),
+    sessions_spec: str | None = None,
     order: str = "fixed",
 ) -> BuildResult:
     """Write a pack to ``out`` (must not exist or be empty) and its key beside it.
-    ``control_materials``: runs kept out of the pack, used only as the controls' bases."""
+    ``control_materials``: runs kept out of the pack, used only as the controls' bases;
+    ``sessions_spec``: the session pick the materials were read with (for the manifest)."""
     packdir = Path(out)
     key_path = _check_destination(packdir, materials, expected_raters, key_out)
     if seed is None:
@@ -322,6 +345,7 @@ def build_pack(
     rng.shuffle(staged)
     key_bytes, ib, manifest = _seal(staged, scheme, seed, key_path, expected_raters, min_raters)
     manifest.scripted = any(m.scripted for m in materials)
+    manifest.sessions = sessions_spec
     manifest.order = "per-rater" if order == "per-rater" else "fixed"
     _write_pack(packdir, key_path, key_bytes, ib, manifest, n_controls)
     configs: dict[str, int] = {}
@@ -383,7 +407,13 @@ def _stage_runs(
         staged.append(
             (
                 PackItem(id=iid, sections=sections),
-                KeyEntry(item=iid, run=mat.run, ledger=mat.ledger, config=mat.config),
+                KeyEntry(
+                    item=iid,
+                    run=mat.run,
+                    ledger=mat.ledger,
+                    config=mat.config,
+                    sessions=list(mat.sessions),
+                ),
             )
         )
     return staged

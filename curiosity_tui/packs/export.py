@@ -49,8 +49,8 @@ def _check_out(pack: Pack, out: Path) -> None:
     dest = out.resolve()
     if dest == src or src in dest.parents:
         raise PackError(f"{out}: inside the pack {pack.path}; export it somewhere else")
-    if not dest.parent.is_dir():
-        raise PackError(f"{out}: its parent folder {dest.parent} does not exist")
+    if dest.parent.exists() and not dest.parent.is_dir():
+        raise PackError(f"{out}: {dest.parent} is a file, not a folder")
 
 
 def _write_copy(pack: Pack, tmp: Path, rater: str, own: Path) -> None:
@@ -80,6 +80,10 @@ def export_for_rater(packdir: str | Path, rater: str, out: str | Path) -> Export
     _check_out(pack, out)
     own = ratings_path(pack.path, rater)
     records = read_rater_file(own, rater, pack.manifest.pack_id)  # refuse a damaged file now
+    try:  # its folder is made as other commands make theirs
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise StorageError(f"{out}: cannot create {out.parent}: {os_reason(err)}") from err
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
     try:
         _write_copy(pack, tmp, rater, own)

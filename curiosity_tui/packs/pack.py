@@ -94,6 +94,11 @@ class PackManifest(BaseModel):
         description="built from runs whose replies came from the built-in scripted server, "
         "not a model (practice material); the items themselves do not say so",
     )
+    sessions: str | None = Field(
+        default=None,
+        description="the two sessions each item shows, e.g. '1,last' (decision 440); "
+        "None in packs built before the pick was recorded",
+    )
     order: Literal["fixed", "per-rater"] = Field(
         default="fixed",
         description="presentation order: every rater the manifest's order, or each rater the "
@@ -123,6 +128,8 @@ class KeyEntry(BaseModel):
     config: str
     control: str | None = None
     base_item: str | None = None
+    #: the two sessions the item shows (decision 440); None in keys written before
+    sessions: list[int] | None = None
 
 
 class PackKey(BaseModel):

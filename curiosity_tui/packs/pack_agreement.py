@@ -45,6 +45,8 @@ class PackAgreement(BaseModel):
     n_boot: int
     seed: int
     questions: list[QuestionAgreement]
+    #: "scripted" when the pack was built from scripted runs (practice, decision 442)
+    replies: str = "model"
     #: per rater: median time per item and the ratings faster than ``min_seconds``
     timing: list[RaterTiming] = Field(default_factory=list)
     #: per question: agreement by position tercile of each rater's order (decision 427)
@@ -115,6 +117,7 @@ def pack_agreement(
         n_boot=n_boot,
         seed=seed,
         questions=questions,
+        replies="scripted" if pack.manifest.scripted else "model",
         timing=rater_timing(latest_records, min_seconds),
         by_position=[
             row
@@ -128,8 +131,12 @@ def pack_agreement(
 def format_agreement(rep: PackAgreement) -> str:
     """The report as text; every statistic row starts with its group (human, model,
     human-model, or pooled when asked for)."""
+    from curiosity_tui.analysis.practice import banner
+
     groups = "; ".join(f"{g}: {', '.join(rs)}" for g, rs in rep.groups.items())
-    lines = [
+    label = banner(rep.replies)
+    lines = [label] if label else []
+    lines += [
         f"pack {rep.pack_id} · scheme {rep.scheme} · {rep.n_items} items · "
         f"raters: {groups or '(none yet)'}",
         f"intervals: 95% percentile bootstrap, {rep.n_boot} samples resampling runs, seed {rep.seed}",

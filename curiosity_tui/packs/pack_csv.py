@@ -18,6 +18,7 @@ import json
 from curiosity_tui.csvfile import Cell
 from curiosity_tui.packs.agreement import QuestionAgreement
 from curiosity_tui.packs.coefficients import Coefficient
+from curiosity_tui.packs.disagreement import AdjudicationState
 from curiosity_tui.packs.pack import Pack
 from curiosity_tui.packs.pack_agreement import PackAgreement
 from curiosity_tui.packs.rating import latest_by_item
@@ -25,9 +26,11 @@ from curiosity_tui.packs.statistics import Estimate
 from curiosity_tui.packs.unblind import UnblindReport, all_ratings
 
 __all__ = [
+    "ADJUDICATION_COLUMNS",
     "AGREEMENT_COLUMNS",
     "RATINGS_COLUMNS",
     "UNBLIND_COLUMNS",
+    "adjudication_rows",
     "agreement_rows",
     "ratings_rows",
     "unblind_rows",
@@ -51,6 +54,19 @@ AGREEMENT_COLUMNS: tuple[str, ...] = (
     "analytic_low",
     "analytic_high",
     "se_method",
+    "replies",
+)
+
+ADJUDICATION_COLUMNS: tuple[str, ...] = (
+    "item",
+    "question",
+    "raw",
+    "adjudicated",
+    "adjudicator",
+    "seq",
+    "ts",
+    "stale",
+    "grounds",
 )
 
 UNBLIND_COLUMNS: tuple[str, ...] = (
@@ -62,6 +78,7 @@ UNBLIND_COLUMNS: tuple[str, ...] = (
     "question",
     "rater",
     "category",
+    "replies",
 )
 
 RATINGS_COLUMNS: tuple[str, ...] = (
@@ -124,8 +141,8 @@ def _question_rows(qa: QuestionAgreement) -> list[list[Cell]]:
 def agreement_rows(rep: PackAgreement) -> list[list[Cell]]:
     """Per question: raw agreement, Fleiss' κ, Krippendorff's α and the scale's coefficients
     over all raters (rater columns empty), then raw agreement, Cohen's κ and the pair's scale
-    coefficients for each rater pair."""
-    return [row for qa in rep.questions for row in _question_rows(qa)]
+    coefficients for each rater pair; ``replies`` last (decision 442)."""
+    return [[*row, rep.replies] for qa in rep.questions for row in _question_rows(qa)]
 
 
 def unblind_rows(rep: UnblindReport) -> list[list[Cell]]:
@@ -137,7 +154,8 @@ def unblind_rows(rep: UnblindReport) -> list[list[Cell]]:
         for q in questions:
             for r in raters:
                 cat = it.categories.get(r, {}).get(q)
-                rows.append([it.item, it.kind, it.control, it.run, it.config, q, r, cat])
+                row = [it.item, it.kind, it.control, it.run, it.config, q, r, cat]
+                rows.append([*row, rep.replies])
     return rows
 
 
@@ -173,4 +191,21 @@ def ratings_rows(pack: Pack) -> list[list[Cell]]:
                         rec.seconds_on_item,
                     ]
                 )
+    return rows
+
+
+def adjudication_rows(state: AdjudicationState) -> list[list[Cell]]:
+    """One row per disagreement (pack order, then question): the raw categories (a JSON object
+    rater → category), the adjudicated category in force (empty: not adjudicated) and its
+    record; ``stale`` when a rater revised since (issue 28)."""
+    rows: list[list[Cell]] = []
+    for d in state.disagreements:
+        raw = json.dumps(d.raw, ensure_ascii=False, sort_keys=True)
+        a = d.adjudication
+        if a is None:
+            rows.append([d.item, d.question, raw, None, None, None, None, False, None])
+            continue
+        rows.append(
+            [d.item, d.question, raw, a.category, a.adjudicator, a.seq, a.ts, d.stale, a.grounds]
+        )
     return rows

@@ -152,6 +152,8 @@ def import_ratings(
     dest = ratings_path(pack.path, name)
     with rater_file_lock(dest):
         existing = read_rater_file(dest, name, pack.manifest.pack_id)
+        if existing == incoming:  # the same file again: nothing new, nothing written
+            return ImportResult(name, dest, len(incoming), 0, False)
         _check_second_file(dest, existing, incoming, replace)
         _check_new_records(pack, src, incoming, len(existing))
         _refuse_copies(pack, name, src, incoming)

@@ -315,6 +315,8 @@ class UnblindReport(BaseModel):
     rater_groups: dict[str, str] = Field(
         default_factory=dict, description="rater → human or model; tables are per group"
     )
+    #: "scripted" when the pack was built from scripted runs (practice, decision 442)
+    replies: str = "model"
     adjudicated: list[AdjudicatedRow] = Field(
         default_factory=list,
         description="the coordinator's adjudications (adjudication.jsonl), labelled as such; "
@@ -413,6 +415,7 @@ def unblind(
         rater_groups={r: rater_group(r) for r in raters},
         adjudicated=[_adjudicated_row(r, key, latest) for r in in_force.values()],
         adjudicated_tables=adjudicated_tables if in_force else [],
+        replies="scripted" if pack.manifest.scripted else "model",
     )
 
 
@@ -529,8 +532,12 @@ def _config_table(
 def format_unblind(rep: UnblindReport) -> str:
     """The report as text. Tables are per rater group (human, model) and every table row
     starts with its group: human and model ratings are never counted together."""
+    from curiosity_tui.analysis.practice import banner
+
     comp = rep.completeness
-    lines = [
+    label = banner(rep.replies)
+    lines = [label] if label else []
+    lines += [
         f"pack {rep.pack_id} unblinded by {rep.by} at {rep.ts} (pack log seq {rep.log_seq})",
         f"ratings: {comp.reason}" + ("  — FORCED: ratings were incomplete" if rep.forced else ""),
     ]

@@ -189,6 +189,7 @@ def check_human_deliverable(inp: HumanSessionInput, hd: HumanDeliverable) -> lis
         problems.append("decision: state a reason for ANSWER or PRESERVE")
     if hd.decision == "ANSWER" and not (hd.deliverable.answer or "").strip():
         problems.append("answer: ANSWER needs the answer")
+    problems.extend(_unrecordable_revision(inp, hd))
     spec = human_spec(inp, hd.decision)
     try:  # the model's rules are said on the reply's wire shape
         reply = spec.model.model_validate(to_wire("deliverable", hd.deliverable.model_dump()))
@@ -208,6 +209,26 @@ def check_human_deliverable(inp: HumanSessionInput, hd: HumanDeliverable) -> lis
     except ValueError as err:
         problems.append(str(err))
     return problems
+
+
+def _unrecordable_revision(inp: HumanSessionInput, hd: HumanDeliverable) -> list[str]:
+    """A revision the ledger would drop without a word (decision 225: a form asks again).
+    The S3 rule revises a return condition only with required facts; actions and a closure
+    test alone leave the current one as it is."""
+    rc = hd.deliverable.open_layer.return_condition
+    if hd.decision != "PRESERVE" or rc is None or not inp.requirements:
+        return []
+    if any(t.strip() for t in rc.required_facts):
+        return []
+    if not (any(a.strip() for a in rc.required_actions) or rc.closure_test.strip()):
+        return []
+    kept = ", ".join(r.id for r in inp.requirements)
+    return [
+        f"return condition: required actions or a closure test alone cannot revise "
+        f"{inp.focus}'s return condition (the ledger would keep {kept} and the old closure "
+        "test, and drop what you typed); list the required facts too (those to keep as "
+        "well), or leave all three empty"
+    ]
 
 
 def _person_rules(spec: CallSpec) -> list[Rule]:

@@ -170,6 +170,7 @@ async def run_relay(
         carried.extend(await _hand_over(led, minds, t, st, curator_hook, report))
         mind = minds.plan.mind_for(t)
         report(t, "session", detail=f"{mind.kind}:{mind.name}")
+        t_session = time.perf_counter()
         if kind == "human":
             if not await _human_session(led, minds, t, key):
                 result.failed.append((t, f"human:{key} stopped; their draft is kept"))
@@ -178,7 +179,7 @@ async def run_relay(
             rec = led.session_record(t)
             prev_focus = rec.focus if rec is not None else prev_focus
             result.sessions_done = t
-            report(t, "committed")
+            report(t, "committed", session_s=time.perf_counter() - t_session)
             continue
         try:
             done = await _model_session(led, minds, t, st[key], embedder, prev_focus, carried)
@@ -190,7 +191,13 @@ async def run_relay(
         prev_focus = done.focus
         result.sessions_done = t
         tokens = sum(c.completion_tokens for c in done.calls)
-        report(t, "committed", calls=len(done.calls), tokens=tokens)
+        report(
+            t,
+            "committed",
+            calls=len(done.calls),
+            tokens=tokens,
+            session_s=time.perf_counter() - t_session,
+        )
     result.wall_s = time.perf_counter() - t0
     report(result.sessions_done, "done")
     return result

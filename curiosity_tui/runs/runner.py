@@ -45,8 +45,10 @@ class Progress:
     phase: Literal["session", "committed", "failed", "curator", "done"]
     calls: int = 0
     tokens: int = 0
-    elapsed_s: float = 0.0
+    elapsed_s: float = 0.0  # since the run (this command) started
     detail: str = ""
+    #: the session's own time, from its start to its commit (phase "committed")
+    session_s: float | None = None
 
 
 ProgressFn = Callable[[Progress], None]
@@ -202,6 +204,7 @@ async def run_ledger(
             carried.extend(await _curate(led, client, t - 1, st, curator_hook))
         if progress:
             progress(Progress(led.path.name, t, "session", elapsed_s=time.perf_counter() - t0))
+        t_session = time.perf_counter()
         try:
             rec: SessionRecord = await run_session(
                 led,
@@ -237,6 +240,7 @@ async def run_ledger(
                     calls=len(rec.calls),
                     tokens=sum(c.completion_tokens for c in rec.calls),
                     elapsed_s=time.perf_counter() - t0,
+                    session_s=time.perf_counter() - t_session,
                 )
             )
     result.wall_s = time.perf_counter() - t0

@@ -53,6 +53,8 @@ from textual.worker import get_current_worker
 
 from curiosity_tui.analysis.formatting import fmt
 from curiosity_tui.analysis.overview import NO_LOCK, AnalysisData, compute_analysis
+from curiosity_tui.analysis.practice import banner as practice_banner
+from curiosity_tui.analysis.practice import scripted_run_ids
 from curiosity_tui.screens.base import AppScreen
 from curiosity_tui.widgets.charts import RunBars, epsilon_curve
 from curiosity_tui.widgets.footer import Footer
@@ -197,6 +199,9 @@ class AnalysisScreen(AppScreen):
         )
         chain = f"prereg chain: {clean(data.chain, oneline=True)}" if data.chain else NO_LOCK
         status.append(f" · {chain}", style="dim")
+        label = practice_banner(data.doc.replies, scripted_runs=scripted_run_ids(data.doc))
+        if label:  # practice never looks like results (decision 442)
+            status = Text.assemble((label, "bold reverse red"), "\n", status)
         self.query_one("#analysis-status", Static).update(status)
         if self.metric not in data.infos:
             self.metric = next(iter(data.infos), None)

@@ -94,13 +94,15 @@ def trail(finding: Any, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def event_line(ev: dict[str, Any], mark: bool) -> Text:
+def event_line(ev: dict[str, Any], mark: bool, width: int = 90) -> Text:
+    """One journal line of a trail, its data cut to ``width`` columns (the pane's room)."""
     t = Text(no_wrap=True, end="")
     t.append("▶ " if mark else "  ", style="bold red")
     t.append(f"seq {ev['seq']:>5} s{ev['session']:<2} ", style="dim")
     t.append(ev["kind"], style="bold" if mark else "")
     t.append(f" {clean(ev['actor'], oneline=True)} ", style="cyan")
-    t.append(short(json.dumps(ev["data"], ensure_ascii=False, sort_keys=True), 90), style="dim")
+    room = max(30, width - t.cell_len)
+    t.append(short(json.dumps(ev["data"], ensure_ascii=False, sort_keys=True), room), style="dim")
     return t
 
 
@@ -188,13 +190,14 @@ class AuditScreen(AppScreen):
                 label.append("BREACH ", style="bold reverse red")
             label.append(f"{f.node}{'/' + f.requirement if f.requirement else ''} ", style="bold")
             label.append(f"seq {', '.join(str(s) for s in f.seqs)} ", style="cyan")
-            label.append(short(f.detail, 60))
+            label.append(short(f.detail, max(60, self.size.width - label.cell_len - 10)))
             node: TreeNode[Any] = tree.root.add(label, data=f)
             node.add_leaf(Text(KIND_TITLE.get(f.kind, f.kind), style="italic"), data=f)
             for line in wrap_lines(f.detail, self.size.width - 10):
                 node.add_leaf(Text(line), data=f)
             for ev in trail(f, index.get(f.node, [])):
-                node.add_leaf(event_line(ev, ev["seq"] in f.seqs), data=EventLeaf(f, ev))
+                line = event_line(ev, ev["seq"] in f.seqs, width=self.size.width - 12)
+                node.add_leaf(line, data=EventLeaf(f, ev))
             if f.kind == "retired_after_unverified":
                 carried = ", ".join(f"s{s}" for s in f.carried_in) or "none"
                 absent = ", ".join(f"s{s}" for s in f.absent_in) or "none"

@@ -33,11 +33,15 @@ from curiosity_tui.widgets.status import STATUS_STYLE, glyph
 STATUS_ORDER = {"open": 0, "dormant": 1, "archived": 2, "closed": 3, "merged": 4}
 
 
-def curator_rows(nodes: dict[str, dict[str, Any]], t: int) -> list[dict[str, Any]]:
-    """Open nodes in queue order (curator priority first), then dormant, archived, closed."""
+def curator_rows(
+    nodes: dict[str, dict[str, Any]], t: int, *, merged: bool = False
+) -> list[dict[str, Any]]:
+    """Open nodes in queue order (curator priority first), then dormant, archived, closed
+    (and merged, with ``merged``: they stay reachable, decision 444)."""
     order = queue(nodes.values(), t)
+    hidden = ("open",) if merged else ("open", "merged")
     rest = sorted(
-        (n for n in nodes.values() if n["status"] not in ("open", "merged")),
+        (n for n in nodes.values() if n["status"] not in hidden),
         key=lambda n: (STATUS_ORDER.get(n["status"], 9), node_num(n["id"])),
     )
     return [*order, *rest]
@@ -47,7 +51,8 @@ class CuratorScreen(AppScreen):
     HELP_TITLE = "Curator between sessions"
     HELP = (
         "The queue the next session will be forced from. Every action needs a reason and is "
-        "journalled with your name; ctrl+n continues the run with the next session."
+        "journalled with your name and can be taken back (a new journal event, with a "
+        "reason); the status line names the key that continues the run."
     )
     DEFAULT_CSS = """
     CuratorScreen #cur-panes { height: 1fr; }
@@ -60,6 +65,8 @@ class CuratorScreen(AppScreen):
         Binding("M", "merge", "Merge…", id="curator.merge", priority=True),
         Binding("X", "archive", "Archive…", id="curator.archive", priority=True),
         Binding("u", "revive", "Revive…", id="curator.revive", priority=True),
+        Binding("z", "revert", "Take back…", id="curator.revert", priority=True),
+        Binding("w", "toggle_merged", "Show merged", id="curator.show_merged"),
         Binding("d", "downgrades", "Downgrades", id="curator.downgrades"),
         Binding("b", "browse", "Browse", id="curator.browse"),
         Binding("ctrl+n", "continue_run", "Continue run", id="curator.continue"),
@@ -77,6 +84,7 @@ class CuratorScreen(AppScreen):
         self.rows: list[dict[str, Any]] = []
         self.done = False
         self.actions_taken: list[str] = []
+        self.show_merged = False
 
     @property
     def t(self) -> int:
@@ -105,7 +113,7 @@ class CuratorScreen(AppScreen):
     def refresh_queue(self, keep: str | None = None) -> None:
         nodes = self.ledger.raw_nodes()
         keep = keep or self.current_id()
-        self.rows = curator_rows(nodes, self.t)
+        self.rows = curator_rows(nodes, self.t, merged=self.show_merged)
         table = self.query_one(DataTable)
         table.clear()
         ranks = {n["id"]: i for i, n in enumerate(queue(nodes.values(), self.t), start=1)}
@@ -133,12 +141,29 @@ class CuratorScreen(AppScreen):
         status.append(f"Between session {self.after} and {self.t}", style="bold")
         status.append(f" · curating as {self.actor} · {len(ranks)} open in the queue")
         if pending:
-            status.append(f" · {pending} downgrade(s) pending (d)", style="bold yellow")
+            key = self.key_for("curator.downgrades")
+            status.append(f" · {pending} downgrade(s) pending ({key})", style="bold yellow")
         if self.actions_taken:
             status.append(f"\nthis break: {'; '.join(self.actions_taken[-4:])}", style="dim")
-        status.append("\nc continues with session " + str(self.t), style="dim")
+        status.append(self._keys_line(), style="dim")
         self.query_one("#cur-status", Static).update(status)
         self._show_detail()
+
+    def _keys_line(self) -> str:
+        """The status line's keys, named from the bindings in force (a keymap may move them)."""
+        shown = "merged nodes shown" if self.show_merged else "merged nodes hidden"
+        return (
+            f"\n{self.key_for('curator.continue')} continues with session {self.t} · "
+            f"{self.key_for('curator.revert')} takes an action back · "
+            f"{self.key_for('curator.show_merged')}: {shown}"
+        )
+
+    def key_for(self, binding_id: str) -> str:
+        """The key bound to ``binding_id`` on this screen now (after any keymap)."""
+        for active in self.active_bindings.values():
+            if active.binding.id == binding_id:
+                return self.app.get_key_display(active.binding)
+        return "?"  # pragma: no cover - every id named here is bound above
 
     def current_id(self) -> str | None:
         table = self.query_one(DataTable)
@@ -213,6 +238,22 @@ class CuratorScreen(AppScreen):
                 return
             await self._form(f"Revive {nid}", "revive", nid)
 
+    async def action_revert(self) -> None:
+        from curiosity_tui.ledger.curation_revert import curator_actions
+
+        open_actions = [a for a in curator_actions(self.ledger) if a.reverted_by is None]
+        if not open_actions:
+            self.notify("No curator action to take back.")
+            return
+        targets = [(str(a.seq), a.describe().split(": ", 1)[1]) for a in reversed(open_actions)]
+        await self._form(
+            "Take back a curator action", "revert", "", targets=targets, target_label="Take back"
+        )
+
+    def action_toggle_merged(self) -> None:
+        self.show_merged = not self.show_merged
+        self.refresh_queue()
+
     @work(thread=True, exclusive=True, group="curate")
     def _apply(
         self, kind: str, nid: str, reason: str, priority: int | None, target: str | None
@@ -229,6 +270,13 @@ class CuratorScreen(AppScreen):
             elif kind == "archive":
                 curation.archive(led, nid, reason, self.actor)
                 what = f"{nid} archived"
+            elif kind == "revert":
+                from curiosity_tui.ledger.curation_revert import revert
+
+                assert target is not None
+                act = revert(led, int(target), reason, self.actor)
+                nid = act.node
+                what = f"took back seq {act.seq} ({act.node} {act.action})"
             else:
                 curation.revive(led, nid, reason, self.actor)
                 what = f"{nid} revived"
@@ -246,7 +294,8 @@ class CuratorScreen(AppScreen):
         self.nav.open_ledger(self.ledger.path, node=self.current_id())
 
     def action_back(self) -> None:
-        self.notify("The run waits for you: ctrl+n continues it, q quits (every action is kept).")
+        go_on = self.key_for("curator.continue")
+        self.notify(f"The run waits for you: {go_on} continues it, q quits (every action is kept).")
 
     def action_continue_run(self) -> None:
         if self.done:

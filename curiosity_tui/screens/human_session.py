@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.css.query import NoMatches
-from textual.widgets import Header, Input, OptionList, Static
+from textual.widgets import Header, Input, OptionList, Static, TextArea
 
 from curiosity_tui.clock import utc_now_micro as utc_now
 from curiosity_tui.errors import CuriosityError
@@ -61,12 +61,14 @@ class HumanSessionScreen(FormSteps, AppScreen):
     HumanSessionScreen HumanForm { width: 1fr; padding: 0 1; }
     HumanSessionScreen .hs-label { margin-top: 1; color: $text-muted; }
     HumanSessionScreen .hs-choice { height: auto; max-height: 6; }
+    HumanSessionScreen .hs-text { height: 5; }
     HumanSessionScreen #hs-error { color: $error; height: auto; }
     """
     BINDINGS = [
         submit_key("human"),
         leave_key("human", "back", "Back"),
-        Binding("enter", "step(1)", "Next field", id="human.enter", priority=True, show=False),
+        # Enter: a new line in the answer and reason (TextAreas), else the next field
+        Binding("enter", "enter", "Next field", id="human.enter", priority=True, show=False),
         *step_keys("human"),
     ]
 
@@ -146,7 +148,7 @@ class HumanSessionScreen(FormSteps, AppScreen):
         elif problem:
             self.notice = problem
         self._error(self.notice)
-        first = form.query("Input, OptionList").first()
+        first = form.query("Input, OptionList, TextArea").first()
         self.set_focus(first)
 
     # -- the draft --------------------------------------------------------------------
@@ -168,6 +170,7 @@ class HumanSessionScreen(FormSteps, AppScreen):
             self._error(f"draft not saved: {err}")
 
     @on(Input.Changed)
+    @on(TextArea.Changed)
     @on(OptionList.OptionHighlighted)
     def _changed(self, event: Any) -> None:
         if not self.is_mounted or self._save_pending:
@@ -180,6 +183,15 @@ class HumanSessionScreen(FormSteps, AppScreen):
         event.stop()  # Enter is the priority binding
 
     # -- actions ----------------------------------------------------------------------
+    async def action_enter(self) -> None:
+        """Enter: a new line in the answer and reason (several lines), else the next field."""
+        focused = self.focused
+        await drain(focused)
+        if isinstance(focused, TextArea):
+            focused.insert("\n")
+            return
+        await self.action_step(1)
+
     def _error(self, message: str) -> None:
         with contextlib.suppress(NoMatches):
             self.query_one("#hs-error", Static).update(Text(message))

@@ -57,6 +57,13 @@ def human_session_hook(
     return hook
 
 
+def curator_label(req: RunRequest) -> str:
+    """ "curator human:ann", or "curator model" / "no curator" (a relay need have none)."""
+    if req.curator_kind == "human":
+        return f"curator human:{req.curator}"
+    return "no curator" if req.curator_kind == "none" else f"curator {req.curator_kind}"
+
+
 @dataclass
 class RunRequest:
     """What to run: ``sessions`` is the total the run should reach (it resumes)."""
@@ -78,6 +85,8 @@ class RunRequest:
     #: from ``relay_clients_factory`` (a dict model key -> client) and ``client_factory`` is unused
     relay: Any = None
     relay_clients_factory: Callable[[], contextlib.AbstractContextManager[Any]] | None = None
+    #: the ledger's curator kind (human, model, none): the header names a person only for human
+    curator_kind: str = "human"
     #: the probe's record per relay model key (applied to its client, stored before its sessions)
     relay_endpoints: dict[str, Any] = field(default_factory=dict)
     #: a person's session of the relay: ``await hook(ledger, t, name) -> bool`` (runner.py
@@ -175,7 +184,7 @@ class RunMonitorScreen(AppScreen):
         t = Text(end="")
         t.append(f"{self.request.ledger.name}", style="bold")
         t.append(
-            f"  ·  target {self.request.sessions} sessions  ·  curator human:{self.request.curator}\n"
+            f"  ·  target {self.request.sessions} sessions  ·  {curator_label(self.request)}\n"
         )
         t.append(f"session {self.session or '-'}  ", style="bold")
         t.append(f"{self.phase:<22}", style="yellow" if not self.finished else "green")
@@ -197,7 +206,8 @@ class RunMonitorScreen(AppScreen):
             self.phase = "committed"
             self.log_line(
                 f"session {p.session}: committed — {p.calls} calls, {p.tokens} completion tokens, "
-                f"{p.elapsed_s:.1f}s into the run",
+                + (f"{p.session_s:.1f}s, " if p.session_s is not None else "")
+                + f"{p.elapsed_s:.1f}s into the run",
                 "green",
             )
             self.notify(f"Session {p.session} committed ({p.calls} calls, {p.tokens} tokens)")

@@ -47,6 +47,7 @@ from curiosity_tui.packs.rating import (
 from curiosity_tui.packs.schemes import Question
 from curiosity_tui.widgets.choice_row import Choice, ChoiceRow
 from curiosity_tui.widgets.footer import Footer
+from curiosity_tui.widgets.grounds_input import GroundsInput
 from curiosity_tui.widgets.ordered import OrderedInput, drain
 from curiosity_tui.widgets.textual_private import add_priority_binding
 
@@ -66,6 +67,11 @@ class Draft:
     categories: dict[str, str | None] = field(default_factory=dict)
     grounds: dict[str, str] = field(default_factory=dict)
     quotes: dict[str, list[str]] = field(default_factory=dict)
+
+
+#: below this many rows the guide opens folded to its title line (issue 28: at 100x30 it
+#: pushed Q1's choices to row 26)
+GUIDE_OPEN_MIN_HEIGHT = 40
 
 
 class RatingScreen(Screen[None]):
@@ -89,6 +95,7 @@ class RatingScreen(Screen[None]):
     #rating-guide { height: auto; max-height: 40%; background: $boost; padding: 0 1;
         border-bottom: solid $primary-lighten-2; }
     #rating-guide.closed { display: none; }
+    #rating-guide.folded { height: 1; max-height: 1; overflow: hidden hidden; }
     .section-title { text-style: bold; margin-top: 1; color: $accent; }
     .section-text { margin-bottom: 1; }
     .section-empty { color: $text-muted; text-style: italic; margin-bottom: 1; }
@@ -179,9 +186,12 @@ class RatingScreen(Screen[None]):
                     yield Static("", id="rating-message")
         yield Footer()
 
-    def _guide_text(self) -> Text:
+    def _guide_text(self, *, folded: bool = False) -> Text:
         t = Text(end="")
         t.append("Guide", style="bold underline")
+        if folded:
+            t.append(f"  {self.scheme.title}  (Ctrl+G opens it)", style="dim")
+            return t
         t.append(f"  {self.scheme.title}  (Ctrl+G hides)\n", style="dim")
         t.append(self.scheme.instructions)
         return t
@@ -193,7 +203,7 @@ class RatingScreen(Screen[None]):
                 yield Static(q.help, classes="q-help", markup=False)
             choices = [Choice(c.key, c.id, c.label, c.help) for c in q.categories]
             yield ChoiceRow(q.id, choices, id=f"cats-{q.id}")
-            yield OrderedInput(
+            yield GroundsInput(
                 placeholder="grounds: one line" + (" (required)" if q.grounds_required else ""),
                 id=f"grounds-{q.id}",
             )
@@ -213,6 +223,8 @@ class RatingScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.watch(self.app, "app_focus", self._app_focus, init=False)
+        if self.app.size.height < GUIDE_OPEN_MIN_HEIGHT:  # Q1's choices first (issue 28)
+            self._fold_guide(True)
         self._load(self.index)
         if self.draft_store.note:
             self._message(self.draft_store.note, "error")
@@ -424,7 +436,9 @@ class RatingScreen(Screen[None]):
         elif qid and (focused.id or "").startswith("grounds-"):
             if picked == (qid, self._grounds(qid).value):
                 if picked[1]:
-                    self._message("Enter again keeps these grounds; typing replaces them")
+                    self._message(
+                        "Enter again keeps these grounds; typing adds to them, ctrl+u clears them"
+                    )
                 return
             q = self.scheme.question(qid)
             if q.grounds_required and not self._grounds(qid).value.strip():
@@ -664,5 +678,15 @@ class RatingScreen(Screen[None]):
             "ok",
         )
 
+    def _fold_guide(self, folded: bool) -> None:
+        """A short terminal shows the guide as its one title line until asked (ctrl+g)."""
+        guide = self.query_one("#rating-guide")
+        guide.set_class(folded, "folded")
+        self.query_one("#rating-guide-text", Static).update(self._guide_text(folded=folded))
+
     async def action_toggle_guide(self) -> None:
-        self.query_one("#rating-guide").toggle_class("closed")
+        guide = self.query_one("#rating-guide")
+        if guide.has_class("folded"):
+            self._fold_guide(False)
+        else:
+            guide.toggle_class("closed")

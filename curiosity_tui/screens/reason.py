@@ -14,6 +14,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.events import Key
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
@@ -30,6 +31,32 @@ class ActionForm:
     reason: str
     priority: int | None = None
     target: str | None = None
+
+
+class _TargetFilter(OrderedInput):
+    """The target filter: ↓/↑ move the pick in the list below without leaving the filter
+    (decision 444), in order with the characters typed before them."""
+
+    async def on_key(self, event: Key) -> None:
+        # Textual runs the bases' key handlers (OrderedInput's, Input's) after this one
+        # unless the default is prevented
+        screen = self.screen
+        if event.key in ("down", "up") and isinstance(screen, ReasonScreen):
+            event.stop()
+            event.prevent_default()
+            screen.move_target(1 if event.key == "down" else -1, self.value)
+
+
+class _TargetList(OrderedOptionList):
+    """The target list: text typed here goes on in the reason field instead of vanishing."""
+
+    async def on_key(self, event: Key) -> None:
+        # as above: OrderedOptionList's handler runs after this one unless prevented
+        screen = self.screen
+        if event.is_printable and event.character and isinstance(screen, ReasonScreen):
+            event.stop()
+            event.prevent_default()
+            screen.type_reason(event.character)
 
 
 class ReasonScreen(FormSteps, ModalScreen[ActionForm | None]):
@@ -55,9 +82,11 @@ class ReasonScreen(FormSteps, ModalScreen[ActionForm | None]):
         priority: bool = False,
         priority_default: int | None = None,
         targets: list[tuple[str, str]] | None = None,
+        target_label: str = "Merge into",
     ) -> None:
         super().__init__()
         self.form_title = title
+        self.target_label = target_label
         self.want_priority = priority
         self.priority_default = priority_default
         self.targets = targets
@@ -74,17 +103,19 @@ class ReasonScreen(FormSteps, ModalScreen[ActionForm | None]):
                     type="integer",
                 )
             if self.targets is not None:
-                yield Label("Merge into (type to filter, ↓ to pick)")
-                yield OrderedInput(placeholder="node id or words", id="form-target-filter")
-                yield OrderedOptionList(
+                yield Label(f"{self.target_label} (type to filter, ↓/↑ to pick)")
+                yield _TargetFilter(placeholder="id or words", id="form-target-filter")
+                yield _TargetList(
                     *[
                         Option(Text(f"{nid:<7} {short(text, 70)}"), id=nid)
                         for nid, text in self.targets
                     ],
                     id="form-target",
                 )
+                yield Static("", id="form-target-echo")
             yield Label("Reason (required; recorded in the journal)")
-            yield OrderedInput(placeholder="why", id="form-reason")
+            # no select-all on focus: text typed on the target list goes on here (decision 444)
+            yield OrderedInput(placeholder="why", id="form-reason", select_on_focus=False)
             yield Static("", id="form-error")
             yield Static(
                 Text("ctrl+s submit · esc cancel · enter in the reason submits", style="dim")
@@ -92,6 +123,49 @@ class ReasonScreen(FormSteps, ModalScreen[ActionForm | None]):
 
     def on_mount(self) -> None:
         self.set_focus(self.query("Input").first())  # now, not after a refresh
+        if self.targets is not None:
+            self._echo()
+
+    # -- the target: filter, pick, echo (decision 444) ---------------------------------
+    def chosen_target(self) -> tuple[str, str] | None:
+        """The target the form would submit: the list's highlighted row."""
+        if self.targets is None:
+            return None
+        ol = self.query_one("#form-target", OptionList)
+        if ol.highlighted is None or ol.option_count == 0:
+            return None
+        tid = ol.get_option_at_index(ol.highlighted).id
+        return next(((i, t) for i, t in self.targets if i == tid), None)
+
+    def _echo(self) -> None:
+        chosen = self.chosen_target()
+        echo = Text("→ ", style="bold")
+        if chosen is None:
+            echo.append("nothing matches the filter", style="yellow")
+        else:
+            echo.append(chosen[0], style="bold")
+            echo.append(f" · {short(chosen[1], 70)}")
+        self.query_one("#form-target-echo", Static).update(echo)
+
+    def move_target(self, delta: int, filter_value: str) -> None:
+        """↓/↑ from the filter: apply what was typed so far, then move the pick."""
+        if filter_value != self._applied_filter:
+            self._apply_filter(filter_value)
+        ol = self.query_one("#form-target", OptionList)
+        if ol.option_count:
+            current = ol.highlighted if ol.highlighted is not None else -delta
+            ol.highlighted = max(0, min(ol.option_count - 1, current + delta))
+        self._echo()
+
+    def type_reason(self, text: str) -> None:
+        """Text typed on the list goes on in the reason field (it never vanishes)."""
+        reason = self.query_one("#form-reason", Input)
+        self.set_focus(reason)
+        reason.insert_text_at_cursor(text)
+
+    @on(OptionList.OptionHighlighted, "#form-target")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self._echo()
 
     @on(Input.Changed, "#form-target-filter")
     def _filter(self, event: Input.Changed) -> None:
@@ -113,6 +187,7 @@ class ReasonScreen(FormSteps, ModalScreen[ActionForm | None]):
         )
         if ol.option_count:
             ol.highlighted = 0
+        self._echo()
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -159,7 +234,7 @@ class ReasonScreen(FormSteps, ModalScreen[ActionForm | None]):
         if self.targets is not None:
             ol = self.query_one("#form-target", OptionList)
             if ol.highlighted is None or ol.option_count == 0:
-                self._error("Pick the node to merge into.")
+                self._error(f"Pick one: {self.target_label.lower()}.")
                 return
             target = ol.get_option_at_index(ol.highlighted).id
         if not reason:

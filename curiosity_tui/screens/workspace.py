@@ -40,8 +40,15 @@ REFRESH_S = 5.0
 PACK_COLUMNS = (("pack", "name"), ("scheme", "scheme"), ("items", "items"), ("rated by", "raters"))
 
 
+def _name_cell(name: str, scripted: bool) -> Text:
+    """The row's name; a scripted ledger or pack says so beside it (decision 442)."""
+    if not scripted:
+        return Text(short(name, 32), style="bold")
+    return Text.assemble((short(name, 23), "bold"), (" scripted", "bold magenta"))
+
+
 def ledger_row(s: workspace_scan.LedgerSummary) -> list[Text]:
-    name = Text(short(s.name, 32), style="bold")
+    name = _name_cell(s.name, s.scripted)
     state = Text("● running", style="bold green") if s.running else Text("idle", style="dim")
     if s.error:
         return [
@@ -88,7 +95,7 @@ def pack_row(p: workspace_scan.PackSummary) -> list[Text]:
             Text(""),
         ]
     return [
-        Text(short(p.name, 32), style="bold"),
+        _name_cell(p.name, p.scripted),
         Text(short(p.scheme, 16)),
         Text(str(p.items), justify="right"),
         Text(short(", ".join(p.raters) or "nobody yet", 40)),

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Input, Label, OptionList
+from textual.widgets import Input, Label, OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from curiosity_tui.errors import InputError
@@ -31,7 +31,7 @@ from curiosity_tui.protocol.schemas import (
     ReturnConditionProposal,
 )
 from curiosity_tui.widgets.literal import short
-from curiosity_tui.widgets.ordered import OrderedInput, OrderedOptionList
+from curiosity_tui.widgets.ordered import OrderedInput, OrderedOptionList, OrderedTextArea
 
 NEW_ROWS = 2
 LIVING_ROWS = 3
@@ -43,7 +43,7 @@ KINDS = (("work", "work"), ("close", "close"), ("revive", "revive"))
 class FormField:
     id: str
     label: str
-    kind: Literal["input", "choice"] = "input"
+    kind: Literal["input", "choice", "text"] = "input"  # text: several lines (a TextArea)
     choices: tuple[tuple[str, str], ...] = field(default=())  # (value, shown)
     placeholder: str = ""
 
@@ -72,8 +72,14 @@ def form_fields(inp: HumanSessionInput, problems: dict[str, str] | None = None) 
             "choice",
             (("ANSWER", "ANSWER"), ("PRESERVE", "PRESERVE")),
         ),
-        FormField("reason", "Reason for the decision (required)", placeholder="why"),
-        FormField("answer", "Answer (ANSWER; under PRESERVE the answer you withhold, or empty)"),
+        FormField(
+            "reason", "Reason for the decision (required; Enter: new line, tab: next)", "text"
+        ),
+        FormField(
+            "answer",
+            "Answer (ANSWER; under PRESERVE the answer you withhold, or empty; several lines)",
+            "text",
+        ),
         FormField("node_status", "Open layer: where the focus stands"),
     ]
     f += [
@@ -271,6 +277,8 @@ class HumanForm(VerticalScroll):
                     classes="hs-choice",
                 )
                 yield ol
+            elif fd.kind == "text":
+                yield OrderedTextArea(id=f"hs-{fd.id}", classes="hs-text", soft_wrap=True)
             else:
                 yield OrderedInput(placeholder=fd.placeholder, id=f"hs-{fd.id}")
 
@@ -285,6 +293,8 @@ class HumanForm(VerticalScroll):
                 ol = self.query_one(f"#hs-{fd.id}", OptionList)
                 i = ol.highlighted or 0
                 out[fd.id] = fd.choices[i][0] if i < len(fd.choices) else ""
+            elif fd.kind == "text":
+                out[fd.id] = self.query_one(f"#hs-{fd.id}", TextArea).text
             else:
                 out[fd.id] = self.query_one(f"#hs-{fd.id}", Input).value
         return out
@@ -299,5 +309,7 @@ class HumanForm(VerticalScroll):
                     self.query_one(f"#hs-{fd.id}", OptionList).highlighted = idx.index(
                         values[fd.id]
                     )
+            elif fd.kind == "text":
+                self.query_one(f"#hs-{fd.id}", TextArea).load_text(values[fd.id])
             else:
                 self.query_one(f"#hs-{fd.id}", Input).value = values[fd.id]

@@ -59,6 +59,7 @@ def render_detail(
     _head(t, state, nid, n, before)
     _section(t, "Question")
     _block(t, n["text"])
+    _answer(t, nid, n, events)
     _facts(t, n["facts"])
     _return_condition(t, n.get("return_condition"), removed_requirements(before, n))
     evidence = {e["id"]: e for e in n.get("evidence", [])}
@@ -69,6 +70,25 @@ def render_detail(
     if journal:
         _journal(t, events)
     return t
+
+
+def _answer(t: Text, nid: str, n: dict[str, Any], events: list[dict[str, Any]] | None) -> None:
+    """The answer the node was given (its ``node_answered`` events; the last one first); a
+    closed node's answer was only raw JSON in a journal line (issue 28)."""
+    if events is None:
+        if n["status"] == "closed":
+            _section(t, "Answer")
+            t.append(INDENT + "loading…\n", style="dim italic")
+        return
+    given = [e for e in events if e["kind"] == "node_answered" and e.get("node") == nid]
+    if not given:
+        return
+    _section(t, "Answer", len(given) if len(given) > 1 else None)
+    for e in reversed(given):
+        t.append(INDENT)
+        t.append(clean(str((e.get("data") or {}).get("answer", ""))).replace("\n", "\n" + INDENT))
+        t.append(f"\n{INDENT}delivered in session {e['session']} (seq {e['seq']}) by ", style="dim")
+        t.append(f"{clean(e['actor'], oneline=True)}\n", style="dim cyan")
 
 
 def _none(t: Text, items: object) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
@@ -83,7 +84,10 @@ class LedgerTree(Tree[TreeData]):
         Binding("left,h", "collapse_node", "Collapse", show=False, id="tree.collapse"),
         Binding("j", "cursor_down", "Down", show=False, id="tree.down"),
         Binding("k", "cursor_up", "Up", show=False, id="tree.up"),
+        Binding("e", "expand_all", "Expand all", show=False, id="tree.expand_all"),
     ]
+    #: expand-all stops after this many nodes (a 10k-node ledger stays responsive)
+    EXPAND_ALL_LIMIT = 2000
 
     class NodeFocused(Message):
         """The cursor is on ledger node ``node_id``."""
@@ -228,7 +232,32 @@ class LedgerTree(Tree[TreeData]):
         data = event.node.data
         self.post_message(self.NodeFocused(data if isinstance(data, str) else None))
 
+    def render_label(self, node: TreeNode[TreeData], base_style: Style, style: Style) -> Text:
+        """The label, cut with an ellipsis where the pane ends (it was cut mid-word)."""
+        label = super().render_label(node, base_style, style)
+        depth, up = 0, node.parent
+        while up is not None and up is not self.root:
+            depth, up = depth + 1, up.parent
+        room = self.scrollable_content_region.width - (depth + 1) * self.guide_depth
+        if room >= 12 and label.cell_len > room:
+            label.truncate(room, overflow="ellipsis")
+        return label
+
     # -- actions ----------------------------------------------------------------
+    def action_expand_all(self) -> None:
+        """Load and expand every node under the cursor's root, up to EXPAND_ALL_LIMIT."""
+        todo = list(self.root.children)
+        done = 0
+        while todo and done < self.EXPAND_ALL_LIMIT:
+            tnode = todo.pop(0)
+            if isinstance(tnode.data, str) and tnode.allow_expand:
+                self._load_children(tnode, tnode.data)
+                tnode.expand()
+                done += 1
+                todo.extend(tnode.children)
+        if todo:
+            self.notify(f"Expanded {done} nodes; the rest stay folded (Enter or → opens one).")
+
     def action_expand_node(self) -> None:
         node = self.cursor_node
         if node is not None and node.allow_expand and not node.is_expanded:
