@@ -332,3 +332,48 @@ def test_vectorised_draw_medians_equal_the_table_median() -> None:
     for row, got in zip(draws, fast, strict=True):
         slow = km_median(km_table([o for i in row for o in per_run[int(i)]]))
         assert got == (np.inf if slow is None else slow)
+
+
+def test_a_plan_sets_k(run: RunData) -> None:
+    from curiosity_tui.analysis.plan import parse_plan
+    from curiosity_tui.analysis.verdict import plan_registry
+
+    text = "\n".join(
+        [
+            'name = "k-plan"',
+            'configurations = ["C+cur", "C-cur"]',
+            "runs = 2",
+            "sessions = 5",
+            'seed_question = "Why?"',
+            'model = "m"',
+            "epsilon = 0.15",
+            'metrics = ["return_within_k_share"]',
+            "return_within = K",
+            "[budgets]",
+            "session_completion_tokens = 4000",
+            "[rule]",
+            'kind = "any_metric_beats_in_all"',
+            'treatment = ["C+cur"]',
+            'control = ["C-cur"]',
+            'pairs = [["C+cur", "C-cur"]]',
+            'metrics = ["return_within_k_share"]',
+            'text = "C+cur returns sooner"',
+        ]
+    )
+    reg = default_registry()
+    one = plan_registry(reg, parse_plan(text.replace("K", "1"), registry=reg))
+    assert one.get("return_within_k_share")(run) == 0.0
+    assert "k = 1 sessions" in one.get("return_within_k_share").definition
+    three = plan_registry(reg, parse_plan(text.replace("K", "3"), registry=reg))
+    # k = 3: q5 (followed 1 session) left out; q1 and q4 returned after 2
+    assert three.get("return_within_k_share")(run) == 1.0
+    assert reg.get("return_within_k_share")(run) == 1.0  # the shared registry is untouched
+    with pytest.raises(Exception, match="return_within"):
+        parse_plan(text.replace("K", "0"), registry=reg)
+
+
+def test_the_plan_default_k_is_the_registry_default() -> None:
+    from curiosity_tui.analysis.plan import PilotPlan
+    from curiosity_tui.analysis.return_latency import DEFAULT_RETURN_K
+
+    assert PilotPlan.model_fields["return_within"].default == DEFAULT_RETURN_K

@@ -20,12 +20,18 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from curiosity_tui.analysis.registry import Metric, register
+from curiosity_tui.analysis.registry import Metric, Registry, register
 from curiosity_tui.analysis.rundata import NOT_LIVE, RunData, RunNode, RunSession
 from curiosity_tui.analysis.survival import km_median, km_table
 from curiosity_tui.analysis.timeline import NodeState
 
-__all__ = ["DEFAULT_RETURN_K", "ConditionReturn", "condition_returns", "return_within_metric"]
+__all__ = [
+    "DEFAULT_RETURN_K",
+    "ConditionReturn",
+    "condition_returns",
+    "return_within_metric",
+    "with_return_k",
+]
 
 #: k of ``return_within_k_share`` when none is given (``metrics --return-within K``)
 DEFAULT_RETURN_K = 2
@@ -126,6 +132,17 @@ def return_within_metric(k: int) -> Metric:
         higher_is_better=True,
         group="lifecycle",
     )
+
+
+def with_return_k(registry: Registry, k: int | None) -> Registry:
+    """``registry`` with ``return_within_k_share`` at k (a plan's ``return_within`` or
+    ``metrics --return-within``); unchanged for None, the default k, or without the metric."""
+    if k is None or k == DEFAULT_RETURN_K or "return_within_k_share" not in registry:
+        return registry
+    out = registry.copy()
+    out.remove("return_within_k_share")
+    out.add(return_within_metric(k))
+    return out
 
 
 @register(

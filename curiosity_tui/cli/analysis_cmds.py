@@ -13,7 +13,6 @@ from curiosity_tui.cli.csv_args import add_csv_arg, csv_out
 from curiosity_tui.errors import InputError
 
 if TYPE_CHECKING:
-    from curiosity_tui.analysis.registry import Registry
     from curiosity_tui.analysis.tables import MetricsDoc
 
 
@@ -388,26 +387,15 @@ def _sweep(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- metrics
 
 
-def _with_return_k(reg: Registry, k: int | None) -> Registry:
-    """The registry with ``return_within_k_share`` at k (``--return-within``), when given."""
-    if k is None:
-        return reg
-    from curiosity_tui.analysis.return_latency import return_within_metric
-
-    reg = reg.copy()
-    reg.remove("return_within_k_share")
-    reg.add(return_within_metric(k))
-    return reg
-
-
 def _metrics(args: argparse.Namespace) -> int:
     from curiosity_tui.analysis.correlation import parse_pool
     from curiosity_tui.analysis.registry import default_registry
+    from curiosity_tui.analysis.return_latency import with_return_k
     from curiosity_tui.analysis.rundata import load_runs
     from curiosity_tui.analysis.similarity import load_reference_set
     from curiosity_tui.analysis.tables import build, format_tables, metrics_json
 
-    reg = _with_return_k(default_registry(), args.return_within)
+    reg = with_return_k(default_registry(), args.return_within)
     if args.survival and args.json:
         raise InputError("metrics: --survival prints a text table; --survival-csv gives the data")
     if args.list:
