@@ -28,6 +28,8 @@ from curiosity_tui.ledger import journal as jr
 from curiosity_tui.ledger.batch import Batch, valid_actor
 from curiosity_tui.ledger.events import FoldState, LedgerCreated, fold_event
 from curiosity_tui.ledger.hashing import HashIndex, node_hash, state_hash
+from curiosity_tui.ledger.head_position import refuse_if_ahead
+from curiosity_tui.ledger.identity import created_data, identity_mismatch
 from curiosity_tui.ledger.journal import JOURNAL_FILE
 from curiosity_tui.ledger.models import Event, Node, RunMeta, SessionRecord, Source
 from curiosity_tui.ledger.node_text import NodeTexts
@@ -52,6 +54,7 @@ from curiosity_tui.ledger.store import (
     read_head_quiet,
     row_line,
 )
+from curiosity_tui.provenance import current as current_provenance
 
 __all__ = [  # the names callers have imported from here since before the split
     "FORMAT",
@@ -92,6 +95,8 @@ class Ledger:
         self._snap_rows: list[dict[str, Any]] | None = None  # snapshot rows once read
         self._projection_stale = False  # a projection write failed: rebuilt on the next open
         self.recovered: str | None = None  # what open() cut off or rebuilt, if anything
+        #: the head's run metadata disagreed with the journal's ledger_created (identity.py)
+        self.identity_problem: str | None = None
         #: set when a commit reached the journal but its projection write failed
         self.warning: str | None = None
         #: hook for crash tests: called between the journal fsync and the projection write
@@ -123,6 +128,8 @@ class Ledger:
         led._store = ProjectionStore(p)
         if not meta.created_at:
             meta = meta.model_copy(update={"created_at": led.clock()})
+        if meta.provenance is None:  # what created it (issue 23.3)
+            meta = meta.model_copy(update={"provenance": current_provenance()})
         with led.batch(session=0, marker="batch_committed", label="create") as b:
             b.emit(LedgerCreated.model_validate(meta.model_dump(mode="json")), actor=actor)
             if meta.config not in ("A", "B"):
@@ -164,6 +171,7 @@ class Ledger:
         jpath = self.path / JOURNAL_FILE
         store = ProjectionStore(self.path)
         self._store = store
+        self.identity_problem = None
         head, problem, legacy = None, "", False
         try:
             head = store.head = read_head(self.path)
@@ -172,6 +180,7 @@ class Ledger:
         except LegacyLayout:
             legacy = True
         last_seq, last_hash, committed, residue = self._journal_tail(jpath, head)
+        refuse_if_ahead(self.path, jpath, head, last_seq)  # before anything is written
         if head is not None and (head.last_seq, head.last_hash) != (last_seq, last_hash):
             if head.last_seq < last_seq and jr.checkpoint_holds(
                 jpath, head.last_seq, head.last_hash, head.journal_offset
@@ -257,6 +266,10 @@ class Ledger:
         writer reads the nodes now and checks every table's chain; a reader checks only that
         the node table is all there and reads it when first asked (``_ensure_nodes``). Session
         records and snapshots are read when first asked for."""
+        mismatch = identity_mismatch(head.run, created_data(self.path))
+        if mismatch is not None:
+            self.identity_problem = f"{store.path}: {mismatch}"
+            raise ProjectionDamaged(self.identity_problem)
         st = FoldState()
         st.meta = head.run
         st.node_counter = head.node_counter
@@ -428,7 +441,7 @@ class Ledger:
         except OSError as err:
             self._projection_stale = True
             self.warning = (
-                f"{store.path}: projection not updated ({err.strerror or err}); session "
+                f"{err.filename or store.path}: projection not updated ({err.strerror or err}); session "
                 f"{b.session} is committed to the journal, the projection is rebuilt on next open"
             )
             raise
@@ -616,7 +629,8 @@ class Ledger:
         src = self._fold.sources.get(source_id)
         if src is None:
             raise TransitionError(f"unknown source {source_id!r}")
-        return (self.path / src["path"]).read_text(encoding="utf-8")
+        path: Path = self.path / src["path"]
+        return path.read_text(encoding="utf-8")
 
     def delete(self) -> None:  # pragma: no cover - convenience for scripts
         self.close()

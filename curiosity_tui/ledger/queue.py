@@ -30,7 +30,8 @@ def decayed_priority(node: NodeLike, t: int, tau: float = TAU) -> float:
 
 def last_touch(node: NodeLike) -> int:
     res = node["resurfaced"]
-    return max(node["created"], res[-1]) if res else node["created"]
+    created: int = node["created"]
+    return max(created, res[-1]) if res else created
 
 
 def _num(node_id: str) -> int:

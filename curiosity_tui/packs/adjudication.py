@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import fcntl
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -23,7 +23,7 @@ from curiosity_tui.atomic import append_line_durable
 from curiosity_tui.clock import utc_now_milli
 from curiosity_tui.errors import InputError, StorageError, os_reason
 from curiosity_tui.packs.pack import ADJUDICATION_FILE, Pack
-from curiosity_tui.packs.rating import normalise_ws, validate_rater_name
+from curiosity_tui.packs.rating import normalise_ws, parse_iso_ts, validate_rater_name
 from curiosity_tui.textfiles import utf8_lines
 
 __all__ = [
@@ -95,6 +95,15 @@ def _check_record(pack: Pack, rec: AdjudicationRecord, where: str) -> None:
         raise AdjudicationError(
             f"{where}: {rec.category!r} is not a category of {rec.question} ({', '.join(cats)})"
         )
+    for rater, raw in rec.raw.items():  # the raw categories it settled (issue 25, item 9)
+        if raw not in cats:
+            raise AdjudicationError(
+                f"{where}: raw category {raw!r} of rater {rater!r} is not a category of "
+                f"{rec.question} ({', '.join(cats)})"
+            )
+    bad_ts = parse_iso_ts(rec.ts)
+    if bad_ts is not None:
+        raise AdjudicationError(f"{where}: {bad_ts}")
 
 
 def _check_replaces(
@@ -175,7 +184,7 @@ def append_adjudication(
     adjudicator: str,
     raw: dict[str, str],
     replaces: int | None = None,
-    clock=utc_now_milli,  # type: ignore[no-untyped-def]
+    clock: Callable[[], str] = utc_now_milli,
 ) -> AdjudicationRecord:
     """Append one record (checked as :func:`read_adjudications` checks the file). Grounds are
     one line, folded like rating grounds, and required."""
