@@ -191,6 +191,8 @@ class PilotPlan(BaseModel):
     embedder: str | None = None
     #: attraction's parameters (analysis/attraction.py), locked with the plan; None = defaults
     attraction: AttractionParams | None = None
+    #: k of ``return_within_k_share`` (analysis/return_latency.py, DEFAULT_RETURN_K; decision 461)
+    return_within: StrictInt = Field(2, gt=0, le=MAX_SESSIONS)
     #: named arms (configuration + run options), usable in configurations and pairs
     arms: dict[str, Arm] | None = None
     #: further comparisons, each with its own metric set and rule (after the headline rule)

@@ -200,6 +200,8 @@ METRIC_MODULES = (
     "curiosity_tui.analysis.contract_metrics",
     "curiosity_tui.analysis.attraction",
     "curiosity_tui.analysis.relay",
+    "curiosity_tui.analysis.open_life",
+    "curiosity_tui.analysis.return_latency",
 )
 
 

@@ -23,6 +23,7 @@ from curiosity_tui.analysis.signature import (
     ledger_handed_signatures,
     ledger_signatures,
 )
+from curiosity_tui.analysis.timeline import NodeState, ledger_timeline
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger.models import SessionCounts
 
@@ -158,6 +159,9 @@ class RunData(BaseModel):
     #: the signature of the state a session t >= 2 was handed when a curator acted before it
     #: (``session`` = t); other sessions were handed S(t - 1) (decision 223)
     handed: list[QuestionSignature] = Field(default_factory=list)
+    #: each question's state after every committed session (analysis/timeline.py; open life,
+    #: return latency); None = not recorded (a run file without it)
+    timeline: dict[str, list[NodeState]] | None = None
 
     def cell(self, split: bool) -> str:
         """The group this run counts in: its configuration, or ``config@contract`` when the
@@ -226,6 +230,7 @@ class RunData(BaseModel):
             closures=[ClosureAttempt.model_validate(c) for c in closure_attempts(ledger)],
             signatures=ledger_signatures(ledger),
             handed=ledger_handed_signatures(ledger),
+            timeline=ledger_timeline(ledger),
         )
 
 

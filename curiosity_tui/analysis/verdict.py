@@ -44,6 +44,7 @@ from curiosity_tui.analysis.interval_rule import (
 from curiosity_tui.analysis.lockchain import LockEntry, find_chain, load_verified_chain
 from curiosity_tui.analysis.plan import PilotPlan, parse_plan
 from curiosity_tui.analysis.registry import Registry, default_registry
+from curiosity_tui.analysis.return_latency import with_return_k
 from curiosity_tui.analysis.run_origins import origin_notes
 from curiosity_tui.analysis.rundata import RunData, load_runs
 from curiosity_tui.analysis.runstamps import stamp_of
@@ -407,8 +408,9 @@ def exploratory(
 
 
 def plan_registry(registry: Registry, plan: PilotPlan) -> Registry:
-    """The registry a plan is evaluated with: its locked attraction parameters bound."""
-    return with_attraction_params(registry, plan.attraction)
+    """The registry a plan is evaluated with: its locked attraction parameters and its k of
+    return_within_k_share bound."""
+    return with_return_k(with_attraction_params(registry, plan.attraction), plan.return_within)
 
 
 def _ref(e: LockEntry) -> LockRef:

@@ -187,7 +187,34 @@ def _register_metrics(sub: argparse._SubParsersAction) -> None:
     add_csv_arg(
         m, "one row per comparison × metric, intervals as ci_low, ci_high", "--csv-differences"
     )
+    add_csv_arg(
+        m, "one row per run × question: open life, event flag, return latency", "--survival-csv"
+    )
+    m.add_argument(
+        "--survival",
+        action="store_true",
+        help="also print open life per configuration: pooled Kaplan–Meier table, median with "
+        "a bootstrap-by-run interval",
+    )
+    m.add_argument(
+        "--return-within",
+        type=_positive_int,
+        default=None,
+        metavar="K",
+        help="k of return_within_k_share (default 2): a met condition counts as returned when "
+        "its question is resurfaced within K sessions",
+    )
     m.set_defaults(handler=_metrics)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
+    return value
 
 
 # ---------------------------------------------------------------------------- prereg
@@ -372,11 +399,14 @@ def _sweep(args: argparse.Namespace) -> int:
 def _metrics(args: argparse.Namespace) -> int:
     from curiosity_tui.analysis.correlation import parse_pool
     from curiosity_tui.analysis.registry import default_registry
+    from curiosity_tui.analysis.return_latency import with_return_k
     from curiosity_tui.analysis.rundata import load_runs
     from curiosity_tui.analysis.similarity import load_reference_set
     from curiosity_tui.analysis.tables import build, format_tables, metrics_json
 
-    reg = default_registry()
+    reg = with_return_k(default_registry(), args.return_within)
+    if args.survival and args.json:
+        raise InputError("metrics: --survival prints a text table; --survival-csv gives the data")
     if args.list:
         if args.json:
             print(json.dumps([m.info().model_dump() for m in reg], indent=1))
@@ -398,6 +428,14 @@ def _metrics(args: argparse.Namespace) -> int:
         raise InputError("metrics: no runs found (ledger dirs or *.run.json files)")
     refs = [(str(p), load_reference_set(p)) for p in args.reference]
     pools = [parse_pool(p) for p in args.pool]
+    if args.survival_csv is not None:
+        from curiosity_tui.analysis.survival_csv import SURVIVAL_COLUMNS, survival_rows
+
+        if "-" in (args.csv, args.csv_differences) and args.survival_csv == "-":
+            raise InputError("metrics: only one CSV export can go to stdout")
+        csv_out(args.survival_csv, SURVIVAL_COLUMNS, survival_rows(runs))
+        if args.csv is None and args.csv_differences is None:
+            return 0
     if args.csv is not None or args.csv_differences is not None:
         _metrics_csv(args, build(runs, reg, refs, pools))
         return 0
@@ -409,6 +447,10 @@ def _metrics(args: argparse.Namespace) -> int:
         relay = format_relay_tables(runs)  # relayed runs only: '' for every other run
         if relay:
             print("\n" + relay)
+    if args.survival and not args.json:
+        from curiosity_tui.analysis.survival_config import format_survival, survival_by_config
+
+        print("\n" + format_survival(survival_by_config(runs)))
     return 0
 
 
