@@ -25,9 +25,7 @@ from curiosity_tui.analysis.signature import (
 )
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger.models import SessionCounts
-
-#: Statuses that make a node not live (S6: live = status not in this set).
-NOT_LIVE: frozenset[str] = frozenset({"closed", "archived", "merged"})
+from curiosity_tui.ledger.node_record import is_live, pulse
 
 #: File suffix of a serialised RunData.
 RUN_FILE_SUFFIX = ".run.json"
@@ -56,11 +54,11 @@ class RunNode(BaseModel):
 
     @property
     def pulse(self) -> int:
-        return len(self.resurfaced)
+        return pulse(vars(self))
 
     @property
     def live(self) -> bool:
-        return self.status not in NOT_LIVE
+        return is_live(vars(self))
 
 
 class RunCounts(SessionCounts):

@@ -28,8 +28,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from curiosity_tui.ledger.node_record import NOT_LIVE
+
 ROOT = "q1"
-_NOT_LIVING = frozenset({"closed", "archived", "merged"})
 
 
 class SignatureItem(BaseModel):
@@ -86,7 +87,7 @@ def _living_under(nodes: dict[str, dict[str, Any]], root: str) -> list[str]:
     stack = sorted(children.get(root, []), reverse=True)
     while stack:
         nid = stack.pop()
-        if nodes[nid].get("status") not in _NOT_LIVING:
+        if nodes[nid].get("status") not in NOT_LIVE:
             out.append(nid)
         stack.extend(sorted(children.get(nid, []), reverse=True))
     return sorted(out, key=_id_order)

@@ -22,7 +22,8 @@ from textual.widgets import DataTable, Header, Static
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger import curation
 from curiosity_tui.ledger.ledger import Ledger
-from curiosity_tui.ledger.queue import decayed_priority, last_touch, queue
+from curiosity_tui.ledger.node_record import last_touch
+from curiosity_tui.ledger.queue import decayed_priority, queue
 from curiosity_tui.ledger.view import Position, State, build_children, node_num
 from curiosity_tui.screens.base import AppScreen
 from curiosity_tui.widgets.footer import Footer
