@@ -59,7 +59,9 @@ async def run_session(
     ``mind``: who takes the session (a relay's model), named on its record."""
     st = settings or SessionSettings.from_meta(led.meta)
     meta = led.meta
-    record = SessionRecord(
+    # assembled from already-typed parts and validated once, complete, when it is stored
+    # (``Batch.record_session``): no validation here of a record that is still being filled
+    record = SessionRecord.model_construct(
         session=t,
         config=st.config.name,
         contract=st.contract.name,
