@@ -16,7 +16,10 @@ from typing import Any
 
 
 def _texts() -> dict[str, str]:
-    from curiosity_tui.modelio.client import schema_instruction
+    try:  # a tree from before the rooms (the "before" column of decision 360)
+        from curiosity_tui.protocol.client import schema_instruction  # type: ignore[import-not-found]
+    except ImportError:
+        from curiosity_tui.modelio.json_reply import schema_instruction
     from curiosity_tui.packs.model_rater import reply_model
     from curiosity_tui.packs.schemes import load_scheme
     from curiosity_tui.protocol import call_specs as sp

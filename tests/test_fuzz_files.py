@@ -38,6 +38,8 @@ from curiosity_tui.packs.pack import default_key_path
 from curiosity_tui.packs.rating import RatingSession
 from curiosity_tui.packs.schemes import load_scheme
 
+pytestmark = pytest.mark.fuzz  # the fuzz tier (with tests/test_fuzz_tier.py)
+
 ALLOWED = set(EXIT_CODES) - {70, 130}
 JOURNAL_CASES = 90
 WRITER_EVERY = 6  # every 6th journal case also opens the ledger for writing (``run``)

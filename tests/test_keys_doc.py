@@ -65,8 +65,8 @@ def _write(tmp_path: Path, text: str) -> Path:
 def test_keymap_accepts_quoted_nested_and_dotted_ids(tmp_path: Path) -> None:
     quoted = _write(tmp_path, '[keymap]\n"browser.prev_session" = "p"\n')
     assert load_keymap(quoted) == {"browser.prev_session": "p"}
-    nested = _write(tmp_path, '[keymap.browser]\nprev_session = "p"\nnext_session = "n"\n')
-    assert load_keymap(nested) == {"browser.prev_session": "p", "browser.next_session": "n"}
+    nested = _write(tmp_path, '[keymap.browser]\nprev_session = "p"\nnext_session = "o"\n')
+    assert load_keymap(nested) == {"browser.prev_session": "p", "browser.next_session": "o"}
     dotted = _write(tmp_path, '[keymap]\nbrowser.prev_session = "p"\n')
     assert load_keymap(dotted) == {"browser.prev_session": "p"}
 

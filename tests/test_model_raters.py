@@ -275,7 +275,7 @@ def test_cli_rate_with_a_model(pack: Path, capsys: pytest.CaptureFixture[str]) -
     assert (
         main(["rate", str(pack), "--rater", "model:m2", "--model", "m", "--concurrency", "0"]) == 2
     )
-    assert "--concurrency must be at least 1" in capsys.readouterr().err
+    assert "--concurrency 0: must be a whole number from 1" in capsys.readouterr().err
     assert not (pack / "ratings" / "ann.jsonl").exists()
     assert not (pack / "ratings" / "model:m2.jsonl").exists()
 

@@ -102,7 +102,7 @@ def test_cli_leakcheck_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     pack = tmp_path / "pack"
     assert main(["pack", "build", str(runs), "--out", str(pack), "--seed", "1"]) == 0
     capsys.readouterr()
-    assert main(["pack", "leakcheck", str(pack), "--permutations", "9", "--json"]) == 0
+    assert main(["pack", "leakcheck", str(pack), "--permutations", "20", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
     assert [t["task"] for t in rep["tasks"]][:2] == ["families", "C-vs-B-armed"]
 

@@ -110,7 +110,8 @@ async def test_round_trip_for_two_raters(
     done = completeness(RatingSession(pack, "ann").pack)
     assert done.rated == {"ann": 6, "bob": 6, "cat": 6}
     kinds = [e.kind for e in PackLog(pack).entries()]
-    assert kinds[-2:] == ["ratings_imported", "ratings_imported"]
+    # each import logs its intent before the rename, then its completion (decision 408)
+    assert kinds[-4:] == ["ratings_import_begun", "ratings_imported"] * 2
 
 
 def _exported(pack: Path, tmp_path: Path, rater: str) -> Path:

@@ -255,7 +255,34 @@ def test_bootstrap_replicate_of_the_whole_sample_is_the_estimate_and_intervals_c
         if alpha is not None:
             assert whole["krippendorff_alpha_ordinal"][0] == pytest.approx(alpha, abs=TOL)
     codes = _k2011()
-    iv = scale_intervals(codes, 5, "ordinal", list(range(12)), n_boot=500, seed=1)
+    iv, (pair,) = scale_intervals(
+        codes, 5, "ordinal", list(range(12)), n_boot=500, seed=1, pairs=[(codes[1], codes[3])]
+    )
+    assert pair["pabak"].low is not None and "cohen_kappa_quadratic" in pair
     ac1 = gwet_ac(codes, 5).value or 0
     assert iv["gwet_ac1"].low < ac1 < iv["gwet_ac1"].high and iv["gwet_ac1"].n_boot == 500
     assert "krippendorff_alpha_ordinal" in iv and "gwet_ac2_quadratic" in iv
+
+
+def test_pair_bootstrap_replicate_of_the_whole_sample_is_the_estimate() -> None:
+    from curiosity_tui.packs.scale_bootstrap import _pair_replicates, scale_intervals
+
+    checked = 0
+    for q, codes in _random_sets(60, seed=9):
+        a, b = codes[0], codes[1]
+        both = (a >= 0) & (b >= 0)
+        if both.sum() < 2:
+            continue
+        table = np.bincount(a[both] * q + b[both], minlength=q * q).reshape(1, q, q)
+        whole = _pair_replicates(table.astype(float), q, "ordinal")
+        assert whole["pabak"][0] == pytest.approx(pabak(a, b, q)[0].value, abs=TOL)
+        for w in ("linear", "quadratic"):
+            want = cohen_weighted(a, b, q, w).value
+            if want is not None:
+                assert whole[f"cohen_kappa_{w}"][0] == pytest.approx(want, abs=TOL)
+                checked += 1
+        _, (iv,) = scale_intervals(
+            codes, q, "ordinal", list(range(len(a))), n_boot=200, seed=2, pairs=[(a, b)]
+        )
+        assert iv["pabak"].n_boot == 200 and iv["pabak"].low is not None
+    assert checked >= 60

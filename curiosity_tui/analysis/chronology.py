@@ -30,7 +30,9 @@ from curiosity_tui.analysis.lockchain import (
     stage_rank,
     verify_chain,
 )
+from curiosity_tui.analysis.run_origins import late_runs, pilot_records
 from curiosity_tui.analysis.runstamps import RunStamp, earliest, parse_ts, scan_stamps
+from curiosity_tui.ledger.identity import head_identity_problem
 
 
 class ForeignLockError(ChainError):
@@ -175,8 +177,15 @@ def verify_chain_and_runs(path: Path, *, runs_dir: Path | None = None) -> ChainR
     if not rep.ok:
         return rep
     stamps = scan_stamps(Path(runs_dir) if runs_dir else Path(path).parent)
-    problems = chronology_problems(read_chain(path), stamps)
+    problems = [
+        f"run {s.run_id}: {bad}; the run's identity is not what its journal recorded"
+        for s in stamps
+        if Path(s.origin).is_dir() and (bad := head_identity_problem(Path(s.origin)))
+    ]
+    problems += chronology_problems(read_chain(path), stamps)
     rep.runs_checked = len(stamps)
+    created = [(s.run_id, s.created_at, s.origin) for s in stamps]
+    rep.run_notes = late_runs(created, pilot_records([s.origin for s in stamps]))  # 404
     if problems:
         rep.ok = False
         rep.problem = f"{len(problems)} chronology problem(s); first: {problems[0]}"

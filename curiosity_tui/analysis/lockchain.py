@@ -72,6 +72,8 @@ class ChainReport(BaseModel):
     #: runs found beside the chain and checked against it (``prereg verify``)
     runs_checked: int = 0
     chronology_problems: list[str] = Field(default_factory=list)
+    #: runs re-created after the pilot that ran them finished (notes: the reviewer decides)
+    run_notes: list[str] = Field(default_factory=list)
 
 
 def sha256_text(text: str) -> str:

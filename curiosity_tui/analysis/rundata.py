@@ -275,6 +275,11 @@ def _open_ledger_run(path: Path) -> RunData:
 
     led = Ledger.open(path, write=False)
     try:
+        if led.identity_problem is not None:  # the head's run metadata was edited (decision 401)
+            raise InputError(
+                f"{led.identity_problem}; the run's identity is not what its journal recorded "
+                "(run `verify` on it); refused"
+            )
         return RunData.from_ledger(led)
     finally:
         led.close()

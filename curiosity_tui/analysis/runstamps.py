@@ -81,16 +81,14 @@ def stamp_of(run: RunData) -> RunStamp:
 
 
 def _ledger_stamp(ledger_dir: Path) -> RunStamp | None:
+    """From the journal's first line, its hash checked (the one reader of a run's identity,
+    ``ledger/identity.py``; decision 401); None when it fails."""
+    from curiosity_tui.errors import CorruptLedgerError
+    from curiosity_tui.ledger.identity import created_data
+
     try:
-        with (ledger_dir / JOURNAL).open(encoding="utf-8", errors="replace") as fh:
-            first = fh.readline()
-        event = json.loads(first)
-    except (OSError, ValueError):
-        return None
-    if not isinstance(event, dict) or event.get("kind") != "ledger_created":
-        return None
-    data = event.get("data")
-    if not isinstance(data, dict):
+        data = created_data(ledger_dir)
+    except CorruptLedgerError:
         return None
     name = data.get("name")
     run_id = name if isinstance(name, str) and name else ledger_dir.name

@@ -44,6 +44,7 @@ from curiosity_tui.analysis.interval_rule import (
 from curiosity_tui.analysis.lockchain import LockEntry, find_chain, load_verified_chain
 from curiosity_tui.analysis.plan import PilotPlan, parse_plan
 from curiosity_tui.analysis.registry import Registry, default_registry
+from curiosity_tui.analysis.run_origins import origin_notes
 from curiosity_tui.analysis.rundata import RunData, load_runs
 from curiosity_tui.analysis.runstamps import stamp_of
 from curiosity_tui.errors import InputError
@@ -435,6 +436,7 @@ def verdict_for(
     plan = parse_plan(lead.plan_text, source=f"prereg seq {lead.seq}", registry=reg)
     main = evaluate_rule(plan, runs, registry=plan_registry(reg, plan), lock=lead, seed=seed)
     main.notes.extend(gov.notes)
+    main.notes.extend(origin_notes(runs, plan.model))  # re-created or foreign runs (404)
     amendments: list[Amendment] = []
     for e in gov.amendments:
         p = parse_plan(e.plan_text, source=f"prereg seq {e.seq}", registry=reg)

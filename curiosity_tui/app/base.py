@@ -50,6 +50,8 @@ def load_keymap(path: str | Path | None) -> dict[str, str]:
             data = tomllib.load(fh)
     except (OSError, tomllib.TOMLDecodeError) as err:
         raise InputError(f"{p}: not a readable TOML file ({err})") from None
+    except UnicodeDecodeError as err:  # tomllib reads UTF-8 only (exit 70 before)
+        raise InputError(f"{p}: not UTF-8 text (byte {err.start})") from None
     table = data.get("keymap")
     if not isinstance(table, dict):
         raise InputError(f"{p}: no [keymap] table")
@@ -60,6 +62,9 @@ def load_keymap(path: str | Path | None) -> dict[str, str]:
     unknown = sorted(set(keymap) - binding_ids() - app_ids)
     if unknown:
         raise InputError(f"{p}: unknown binding id {unknown[0]!r} (see docs/keys.md)")
+    from curiosity_tui.app.keymap_check import check_keymap
+
+    check_keymap(keymap, p, AppBase.BINDINGS)  # names, q/escape kept, no key taken twice (408)
     return keymap
 
 

@@ -278,6 +278,9 @@ def _prereg_verify(args: argparse.Namespace) -> int:
         print(f"{chain}: BROKEN: {where}{rep.problem}")
         for p in rep.chronology_problems:
             print(f"  chronology: {p}")
+    if not args.json:
+        for note in rep.run_notes:
+            print(f"  note: {note}")
     return 0 if rep.ok else 1
 
 
@@ -333,11 +336,17 @@ def _sweep(args: argparse.Namespace) -> int:
     from curiosity_tui.analysis.sweep import DEFAULT_EPSILONS, format_sweep, sweep, sweep_runs
 
     eps: tuple[float, ...] = DEFAULT_EPSILONS
-    if args.epsilons:
+    if args.epsilons is not None:  # an empty list is refused, not taken as the default
         try:
             eps = tuple(float(x) for x in args.epsilons.split(",") if x.strip())
         except ValueError:
             raise InputError(f"--epsilons: not a comma-separated list: {args.epsilons!r}") from None
+        from curiosity_tui.bounds import check_real
+
+        for e in eps:  # nan, inf, -1 were accepted (docs/errors.md, Numbers)
+            check_real(e, flag="--epsilons", low=0.0, high=1.0, low_open=True)
+        if not eps:
+            raise InputError(f"--epsilons {args.epsilons!r}: no value given")
     results = []
     if args.deltas:
         results.append(sweep(_read_deltas(args.deltas), eps, label=str(args.deltas)))

@@ -170,6 +170,7 @@ def _human(name: str) -> str:
 def _sources_add(args: argparse.Namespace) -> int:
     from curiosity_tui.contract.sources import add_source
     from curiosity_tui.ledger import Ledger
+    from curiosity_tui.textsafe import terminal_safe
 
     if args.title and len(args.files) > 1:
         raise InputError("--title applies to one file; add files one at a time to title each")
@@ -177,12 +178,13 @@ def _sources_add(args: argparse.Namespace) -> int:
         for f in args.files:
             res = add_source(led, f, title=args.title, locator=args.locator, actor=args.actor)
             state = "added" if res.added else "already stored"
-            print(f"{res.source_id[:12]}  {state}  {res.title}")
+            print(f"{res.source_id[:12]}  {state}  {terminal_safe(res.title)}")
     return 0
 
 
 def _sources_list(args: argparse.Namespace) -> int:
     from curiosity_tui.ledger import Ledger
+    from curiosity_tui.textsafe import terminal_safe
 
     with Ledger.open(args.ledger) as led:
         srcs = led.sources()
@@ -196,7 +198,8 @@ def _sources_list(args: argparse.Namespace) -> int:
     if not srcs:
         print("no sources")
     for s in srcs:
-        print(f"{s.id[:12]}  {s.size:>9} B  {s.title}  ({s.locator})")
+        # titles and locators come from files and flags: escape sequences shown, never run
+        print(f"{s.id[:12]}  {s.size:>9} B  {terminal_safe(s.title)}  ({terminal_safe(s.locator)})")
     return 0
 
 

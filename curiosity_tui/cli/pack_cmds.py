@@ -30,6 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     pack.set_defaults(handler=lambda args: (pack.print_help(), 2)[1])
     _register_pack_build(psub)
     _register_leakcheck(psub)
+    _register_add_rater(psub)
     ratings_cmds.register_export(psub)
     _register_rate(sub)
     _register_agreement(sub)
@@ -113,6 +114,17 @@ def _register_leakcheck(psub: argparse._SubParsersAction) -> None:
     lk.add_argument("--permutations", type=int, default=99)
     lk.add_argument("--json", action="store_true")
     lk.set_defaults(handler=_leakcheck)
+
+
+def _register_add_rater(psub: argparse._SubParsersAction) -> None:
+    """``pack add-rater``: one more expected rater, on the record (decision 406)."""
+    ad = psub.add_parser(
+        "add-rater", help="expect one more rater than the pack was built for (logged)"
+    )
+    ad.add_argument("packdir", type=Path, metavar="PACKDIR")
+    ad.add_argument("rater", metavar="NAME")
+    ad.add_argument("--by", required=True, help="who adds the rater (recorded in the pack log)")
+    ad.set_defaults(handler=_add_rater)
 
 
 def _register_rate(sub: argparse._SubParsersAction) -> None:
@@ -233,10 +245,13 @@ def _build(args: argparse.Namespace) -> int:
 
     scheme = load_scheme(args.scheme)
     raters = [x.strip() for x in args.raters.split(",") if x.strip()]
-    if args.min_raters < 1:
-        raise InputError("--min-raters must be at least 1")
-    if args.leak_permutations < 1:
-        raise InputError("--leak-permutations must be at least 1")
+    from curiosity_tui.bounds import MAX_CONTROLS, MAX_RATERS, check_count, check_permutations
+    from curiosity_tui.packs.leakcheck import ALPHA
+
+    check_count(args.min_raters, flag="--min-raters", low=1, high=MAX_RATERS)
+    check_count(args.controls, flag="--controls", low=0, high=MAX_CONTROLS)
+    # before anything is built: a count that cannot reach α makes --strict a gate that never shuts
+    check_permutations(args.leak_permutations, flag="--leak-permutations", alpha=ALPHA)
     pick = parse_session_pick(args.sessions)
     materials = [material_from_ledger(p, sessions=pick) for p in collect_ledgers(args.runs)]
     held_out = [material_from_ledger(p, sessions=pick) for p in collect_ledgers(args.control_runs)]
@@ -327,6 +342,14 @@ def _leakcheck_after_build(res: BuildResult, *, strict: bool, permutations: int)
     return rep
 
 
+def _add_rater(args: argparse.Namespace) -> int:
+    from curiosity_tui.packs.rater_add import add_rater
+
+    seq = add_rater(args.packdir, args.rater, by=args.by)
+    print(f"{args.packdir}: rater {args.rater} added (pack log seq {seq})")
+    return 0
+
+
 def _leakcheck(args: argparse.Namespace) -> int:
     from curiosity_tui.packs.leakcheck import leakcheck
 
@@ -401,11 +424,13 @@ def _rate_with_model(args: argparse.Namespace, session: RatingSession) -> int:
         )
     if not args.model:
         raise InputError(f"rater {session.rater!r} is a model rater: pass --model (and --base-url)")
-    for flag in ("concurrency", "max_tokens"):
-        if getattr(args, flag) < 1:
-            raise InputError(f"--{flag.replace('_', '-')} must be at least 1")
-    if args.max_retries < 0 or not args.timeout > 0:
-        raise InputError("--max-retries must be 0 or more and --timeout a positive number")
+    from curiosity_tui.bounds import MAX_CONCURRENCY, MAX_TOKENS, check_count
+
+    check_count(args.concurrency, flag="--concurrency", low=1, high=MAX_CONCURRENCY)
+    check_count(args.max_tokens, flag="--max-tokens", low=1, high=MAX_TOKENS)
+    from curiosity_tui.bounds import check_call_numbers
+
+    check_call_numbers(args)
     run = asyncio.run(_model_run(args, session))
     if args.json:
         _print_json(run)
@@ -458,10 +483,11 @@ async def _model_run(args: argparse.Namespace, session: RatingSession) -> ModelR
 
 
 def _agreement(args: argparse.Namespace) -> int:
+    from curiosity_tui.bounds import MAX_BOOT, check_count, check_seed
     from curiosity_tui.packs.pack_agreement import format_agreement, pack_agreement
 
-    if args.boot < 0:
-        raise InputError("--boot must be ≥ 0")
+    check_count(args.boot, flag="--boot", low=10, high=MAX_BOOT)  # docs/errors.md, Numbers
+    check_seed(args.seed)
     _refuse_export(args.packdir, "agreement")
     if args.tui:
         from curiosity_tui.app.standalone import AgreementApp

@@ -141,10 +141,11 @@ def _pilot_run(args: argparse.Namespace) -> int:
     from curiosity_tui.runs.shards import new_manifest, parse_shard, shard_of, write_manifest
 
     shard = parse_shard(args.shard)
-    if args.workers is not None and args.workers < 1:
-        raise InputError("--workers must be at least 1")
-    if args.concurrency < 1:
-        raise InputError("--concurrency must be at least 1")
+    from curiosity_tui.bounds import MAX_CONCURRENCY, MAX_WORKERS, check_count
+
+    if args.workers is not None:  # each worker is a process: bounded (docs/errors.md)
+        check_count(args.workers, flag="--workers", low=1, high=MAX_WORKERS)
+    check_count(args.concurrency, flag="--concurrency", low=1, high=MAX_CONCURRENCY)
     plan, text, all_specs = _specs(args)
     specs = shard_of(all_specs, shard)
     if not specs:

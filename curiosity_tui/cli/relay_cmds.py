@@ -102,11 +102,11 @@ def _print_relay_progress(p: Any) -> None:
 
 def run_relayed(args: argparse.Namespace) -> int:
     """``run LEDGER --relay RELAY.toml``."""
+    from curiosity_tui.bounds import MAX_SESSIONS, check_count
     from curiosity_tui.ledger import Ledger
     from curiosity_tui.runs.relay import check_relayable, load_relay
 
-    if args.sessions < 1:
-        raise InputError("--sessions must be at least 1")
+    check_count(args.sessions, flag="--sessions", low=1, high=MAX_SESSIONS)
     plan = load_relay(args.relay)
     with Ledger.open(args.ledger) as probe:
         meta, last = probe.meta, probe.last_session
@@ -201,14 +201,14 @@ def relay_in_app(args: argparse.Namespace, plan: Any) -> int:
 
 def demo_relay(args: argparse.Namespace) -> int:
     """``demo --relay``: the offline relay between two scripted models."""
+    from curiosity_tui.bounds import MAX_SESSIONS, check_count
     from curiosity_tui.cli.run_cmds import SEED
     from curiosity_tui.ledger import RunMeta
     from curiosity_tui.offline.relay_demo import alternating, run_scripted_relay
     from curiosity_tui.protocol.configs import get_configuration
     from curiosity_tui.runs.relay import check_relayable
 
-    if args.sessions < 1:
-        raise InputError("--sessions must be at least 1")
+    check_count(args.sessions, flag="--sessions", low=1, high=MAX_SESSIONS)
     cfg = get_configuration(args.config)
     check_relayable(cfg.name)
     path = args.out / f"demo-relay-{cfg.name}-{args.contract}"

@@ -338,10 +338,11 @@ def host_run(req: Any, curator: str) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from curiosity_tui.bounds import MAX_SESSIONS, check_call_numbers, check_count
     from curiosity_tui.ledger import Ledger
 
-    if args.sessions < 1:
-        raise InputError("--sessions must be at least 1")
+    check_count(args.sessions, flag="--sessions", low=1, high=MAX_SESSIONS)
+    check_call_numbers(args)  # --timeout, --context-window, --max-retries (docs/errors.md)
     with Ledger.open(args.ledger) as probe:
         meta = probe.meta
     if args.curator and args.curator != meta.curator:

@@ -113,6 +113,12 @@ def _decode_line(raw: bytes, prev: str, expect_seq: int, path: Path) -> tuple[di
     return ev, digest
 
 
+def decode_line(raw: bytes, prev: str, expect_seq: int, path: Path) -> tuple[dict[str, Any], str]:
+    """One journal line (without its newline) checked against ``prev`` and ``expect_seq``:
+    (event, its hash). Raises CorruptLedgerError naming the file and seq."""
+    return _decode_line(raw, prev, expect_seq, path)
+
+
 def scan(path: Path, *, start_seq: int = 1, prev: str = GENESIS, offset: int = 0) -> JournalScan:
     """Read and chain-check the journal (from ``offset`` if given). Returns committed events.
 

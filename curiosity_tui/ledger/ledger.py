@@ -28,6 +28,8 @@ from curiosity_tui.ledger import journal as jr
 from curiosity_tui.ledger.batch import Batch, valid_actor
 from curiosity_tui.ledger.events import FoldState, LedgerCreated, fold_event
 from curiosity_tui.ledger.hashing import HashIndex, node_hash, state_hash
+from curiosity_tui.ledger.head_position import refuse_if_ahead
+from curiosity_tui.ledger.identity import created_data, identity_mismatch
 from curiosity_tui.ledger.journal import JOURNAL_FILE
 from curiosity_tui.ledger.models import Event, Node, RunMeta, SessionRecord, Source
 from curiosity_tui.ledger.node_text import NodeTexts
@@ -92,6 +94,8 @@ class Ledger:
         self._snap_rows: list[dict[str, Any]] | None = None  # snapshot rows once read
         self._projection_stale = False  # a projection write failed: rebuilt on the next open
         self.recovered: str | None = None  # what open() cut off or rebuilt, if anything
+        #: the head's run metadata disagreed with the journal's ledger_created (identity.py)
+        self.identity_problem: str | None = None
         #: set when a commit reached the journal but its projection write failed
         self.warning: str | None = None
         #: hook for crash tests: called between the journal fsync and the projection write
@@ -164,6 +168,7 @@ class Ledger:
         jpath = self.path / JOURNAL_FILE
         store = ProjectionStore(self.path)
         self._store = store
+        self.identity_problem = None
         head, problem, legacy = None, "", False
         try:
             head = store.head = read_head(self.path)
@@ -172,6 +177,7 @@ class Ledger:
         except LegacyLayout:
             legacy = True
         last_seq, last_hash, committed, residue = self._journal_tail(jpath, head)
+        refuse_if_ahead(self.path, jpath, head, last_seq)  # before anything is written
         if head is not None and (head.last_seq, head.last_hash) != (last_seq, last_hash):
             if head.last_seq < last_seq and jr.checkpoint_holds(
                 jpath, head.last_seq, head.last_hash, head.journal_offset
@@ -257,6 +263,10 @@ class Ledger:
         writer reads the nodes now and checks every table's chain; a reader checks only that
         the node table is all there and reads it when first asked (``_ensure_nodes``). Session
         records and snapshots are read when first asked for."""
+        mismatch = identity_mismatch(head.run, created_data(self.path))
+        if mismatch is not None:
+            self.identity_problem = f"{store.path}: {mismatch}"
+            raise ProjectionDamaged(self.identity_problem)
         st = FoldState()
         st.meta = head.run
         st.node_counter = head.node_counter
@@ -428,7 +438,7 @@ class Ledger:
         except OSError as err:
             self._projection_stale = True
             self.warning = (
-                f"{store.path}: projection not updated ({err.strerror or err}); session "
+                f"{err.filename or store.path}: projection not updated ({err.strerror or err}); session "
                 f"{b.session} is committed to the journal, the projection is rebuilt on next open"
             )
             raise

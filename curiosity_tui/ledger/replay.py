@@ -353,6 +353,9 @@ def verify(path: str | Path) -> VerifyReport:
     base = VerifyReport(
         True, result.events, len(st.sessions), len(st.nodes), result.snapshots, result.residue_lines
     )
+    found_source = _check_sources(p, st.sources)
+    if found_source is not None:
+        return _failed(base, *found_source)
     try:
         head = read_head(p)
     except ProjectionDamaged as err:
@@ -383,6 +386,23 @@ def verify(path: str | Path) -> VerifyReport:
         except (KeyError, TypeError) as err:
             found = (None, f"projection damaged (malformed row: {err}); the next write rebuilds it")
     return _failed(base, *found) if found is not None else base
+
+
+def _check_sources(p: Path, sources: dict[str, dict[str, Any]]) -> _Finding:
+    """Every stored source is where the journal put it, with the sha256 it is named by
+    (issue 25, item 9: an altered or deleted source passed ``verify``)."""
+    for sid, src in sources.items():
+        rel = str(src.get("path", ""))
+        target = (p / rel).resolve()
+        if not target.is_relative_to(p.resolve()):
+            return None, f"source {sid[:12]}: its path {rel!r} is outside the ledger"
+        try:
+            data = target.read_bytes()
+        except OSError as err:
+            return None, f"{p / rel}: stored source {sid[:12]} cannot be read ({err.strerror})"
+        if hashlib.sha256(data).hexdigest() != sid:
+            return None, f"{p / rel}: stored source {sid[:12]} was altered (its sha256 differs)"
+    return None
 
 
 def _failed(base: VerifyReport, seq: int | None, problem: str) -> VerifyReport:

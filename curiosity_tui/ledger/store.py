@@ -115,6 +115,14 @@ def _head_digest(fields: dict[str, Any]) -> str:
     return hashlib.sha256(body).hexdigest()
 
 
+def _write_new(path: Path) -> None:
+    """Create ``path`` empty; an OSError names it."""
+    try:
+        path.write_bytes(b"")
+    except OSError as err:
+        raise OSError(err.errno, err.strerror, str(path)) from err
+
+
 def read_head(directory: Path) -> Head | None:
     """The head, or None when there is no projection. Raises ProjectionDamaged (one line) for
     anything unreadable, LegacyLayout for a format-1 file."""
@@ -344,9 +352,11 @@ class ProjectionStore:
             while view:
                 n = os.pwrite(fd, view, offset)
                 view, offset = view[n:], offset + n
-        except BaseException:
+        except BaseException as err:
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, tf.size)
+            if isinstance(err, OSError) and not err.filename:  # name the file (issue 25)
+                raise OSError(err.errno, err.strerror, str(path)) from err
             raise
         finally:
             os.close(fd)
@@ -363,15 +373,23 @@ class ProjectionStore:
             self.rows_dir.mkdir(exist_ok=True)
             gen = self._next_generation()
             files = dict(self.head.files) if self.head is not None else {}
-            for table in TABLES:
-                if table not in tables and table in files:
-                    continue
-                lines = tables.get(table, [])
-                name = f"{table}.{gen}.jsonl"
-                empty = TableFile(name=name, size=0, rows=0, chain=_seed(table))
-                (self.rows_dir / name).write_bytes(b"")
-                files[table] = self._append(empty, table, lines) if lines else empty
-            self._write_head(fields, files, live_nodes)
+            written: list[Path] = []
+            try:
+                for table in TABLES:
+                    if table not in tables and table in files:
+                        continue
+                    lines = tables.get(table, [])
+                    name = f"{table}.{gen}.jsonl"
+                    empty = TableFile(name=name, size=0, rows=0, chain=_seed(table))
+                    written.append(self.rows_dir / name)
+                    _write_new(self.rows_dir / name)
+                    files[table] = self._append(empty, table, lines) if lines else empty
+                self._write_head(fields, files, live_nodes)
+            except BaseException:  # a full disk: no partial generation is left behind
+                for path in written:
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+                raise
             self.remove_strays()
 
     def _next_generation(self) -> int:
@@ -407,9 +425,11 @@ class ProjectionStore:
         try:
             tmp.write_bytes(canonical_bytes(data))
             os.replace(tmp, self.path)  # not fsynced: see the module docstring
-        except BaseException:
+        except BaseException as err:
             with contextlib.suppress(OSError):
                 tmp.unlink()
+            if isinstance(err, OSError) and not err.filename:
+                raise OSError(err.errno, err.strerror, str(tmp)) from err
             raise
         self.head = head
 

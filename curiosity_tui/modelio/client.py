@@ -26,7 +26,9 @@ server). Every request carries ``X-Curiosity-Call: <kind>`` and
   again after a cut-off reply (:func:`repair_turn`); a second failure raises
   :class:`ModelCallError` carrying both records.
 * The API key is used only to build the ``openai`` client: it is in no
-  record, no error message (they are redacted as a second guard) and no repr.
+  record, no error message (they are redacted as a second guard) and no repr;
+  a reply that echoes it has it replaced by ``[redacted]`` before anything reads
+  the reply, so no journal, projection, pack or rater copy can hold it.
 * Model text is returned verbatim: nothing is stripped or escaped here;
   display code escapes it.
 """
@@ -215,8 +217,12 @@ class ModelClient:
         await self.aclose()
 
     def _redact(self, text: str) -> str:
+        """``text`` without this client's key, as written or as a JSON string escapes it."""
         if self._key and self._key != NO_KEY_PLACEHOLDER and len(self._key) >= 4:
             text = text.replace(self._key, "[redacted]")
+            escaped = json.dumps(self._key, ensure_ascii=False)[1:-1]
+            if escaped != self._key:
+                text = text.replace(escaped, "[redacted]")
         return text
 
     def _headers(self, kind: str, session: int) -> dict[str, str]:
@@ -439,6 +445,7 @@ class ModelClient:
         if not content and refusal:
             content = str(refusal)
         content, record.replaced_chars = replace_unstorable(content)  # lone surrogates
+        content = self._redact(content)  # an echoed key is never recorded (decision 402)
         record.prompt_tokens = fields.prompt_tokens
         record.completion_tokens = fields.completion_tokens
         record.finish_reason = fields.finish_reason
@@ -499,7 +506,7 @@ class ModelClient:
             code, text = self._describe(ex.exc)
             raise ModelCallError(self._redact(text), code=code, records=[]) from None
         choice = response.choices[0] if response.choices else None
-        content = (choice.message.content if choice is not None else None) or ""
+        content = self._redact((choice.message.content if choice is not None else None) or "")
         finish = choice.finish_reason if choice is not None else None
         return content, time.perf_counter() - start, finish
 

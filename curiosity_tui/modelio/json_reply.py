@@ -43,6 +43,7 @@ def schema_of(schema: type[BaseModel]) -> dict[str, Any]:
 
 @functools.cache
 def schema_text(schema: type[BaseModel]) -> str:
+    """The instruction with ``schema``'s compact text (``modelio/schema_text.py``; issue 27)."""
     return compact_text(schema_of(schema))
 
 
@@ -61,8 +62,8 @@ def schema_response_format(
 def schema_instruction(schema: type[BaseModel], wire: dict[str, Any] | None = None) -> str:
     """The schema text added to the last user turn for ``json_object`` and prompt mode (a
     trailing system message would be dropped by some chat templates, Gemma's among them);
-    ``wire`` is the call's own schema when it has one. Compact (``schema_text``): a model
-    reads it, so no title, description or keyword is said twice."""
+    ``wire`` is the call's own schema when it has one. Compact: a model reads it, so no
+    title, description or keyword is said twice (``modelio/schema_text.py``)."""
     return compact_text(wire) if wire is not None else schema_text(schema)
 
 

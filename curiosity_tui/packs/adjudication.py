@@ -23,7 +23,7 @@ from curiosity_tui.atomic import append_line_durable
 from curiosity_tui.clock import utc_now_milli
 from curiosity_tui.errors import InputError, StorageError, os_reason
 from curiosity_tui.packs.pack import ADJUDICATION_FILE, Pack
-from curiosity_tui.packs.rating import normalise_ws, validate_rater_name
+from curiosity_tui.packs.rating import normalise_ws, parse_iso_ts, validate_rater_name
 from curiosity_tui.textfiles import utf8_lines
 
 __all__ = [
@@ -95,6 +95,15 @@ def _check_record(pack: Pack, rec: AdjudicationRecord, where: str) -> None:
         raise AdjudicationError(
             f"{where}: {rec.category!r} is not a category of {rec.question} ({', '.join(cats)})"
         )
+    for rater, raw in rec.raw.items():  # the raw categories it settled (issue 25, item 9)
+        if raw not in cats:
+            raise AdjudicationError(
+                f"{where}: raw category {raw!r} of rater {rater!r} is not a category of "
+                f"{rec.question} ({', '.join(cats)})"
+            )
+    bad_ts = parse_iso_ts(rec.ts)
+    if bad_ts is not None:
+        raise AdjudicationError(f"{where}: {bad_ts}")
 
 
 def _check_replaces(

@@ -28,6 +28,7 @@ import json
 import random
 import re
 import secrets
+import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -347,7 +348,7 @@ def build_pack(
     manifest.scripted = any(m.scripted for m in materials)
     manifest.sessions = sessions_spec
     manifest.order = "per-rater" if order == "per-rater" else "fixed"
-    _write_pack(packdir, key_path, key_bytes, ib, manifest, n_controls)
+    _write_or_undo(packdir, key_path, key_bytes, ib, manifest, n_controls)
     configs: dict[str, int] = {}
     for m in materials:
         configs[m.config] = configs.get(m.config, 0) + 1
@@ -384,7 +385,45 @@ def _check_destination(
         )
     if key_path.exists():
         raise PackError(f"{key_path} already exists; refusing to overwrite a key")
+    for where, what in ((packdir, "the pack"), (key_path, "its key")):
+        host = _enclosing_pack(where)
+        if host is not None:
+            raise PackError(
+                f"{what} {where} would be inside the pack {host}, whose raters open that "
+                "folder; choose a place outside it"
+            )
     return key_path
+
+
+def _enclosing_pack(path: Path) -> Path | None:
+    """The nearest folder above ``path`` that holds a pack (its manifest and items)."""
+    for parent in path.resolve().parents:
+        if (parent / MANIFEST_FILE).is_file() and (parent / ITEMS_FILE).is_file():
+            return parent
+    return None
+
+
+def _write_or_undo(
+    packdir: Path,
+    key_path: Path,
+    key_bytes: bytes,
+    ib: bytes,
+    manifest: PackManifest,
+    n_controls: int,
+) -> None:
+    """Write the pack; if any write fails (a full disk), remove what this build wrote, so
+    the same command can run again (a half-written folder refused the retry)."""
+    existed = packdir.exists()
+    try:
+        _write_pack(packdir, key_path, key_bytes, ib, manifest, n_controls)
+    except BaseException:
+        key_path.unlink(missing_ok=True)
+        if existed:  # it was empty (checked): empty it again
+            for child in packdir.iterdir():
+                shutil.rmtree(child) if child.is_dir() else child.unlink()
+        else:
+            shutil.rmtree(packdir, ignore_errors=True)
+        raise
 
 
 def _stage_runs(

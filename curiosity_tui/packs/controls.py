@@ -15,6 +15,7 @@ import random
 import re
 from collections.abc import Callable, Sequence
 
+from curiosity_tui.packs.control_overlap import arm_overlap, item_lines
 from curiosity_tui.packs.pack import KeyEntry, PackItem
 from curiosity_tui.packs.schemes import ControlSpec, Scheme
 from curiosity_tui.packs.uniform import LABEL_RE, relabel, uniform_text
@@ -130,12 +131,13 @@ def add_controls(
     if not bases:
         notes.append("no store-bearing run has a non-empty input section; no control items built")
     items = [it for it, _ in staged]
+    limit = arm_overlap(staged) if from_pack else None
     n_controls = 0
     for spec in scheme.controls:
         for _ in range(per_kind):
             if not bases:
                 break
-            built = _attempts(spec, bases, items, rng, rebuild=True)  # controls differ too
+            built = _attempts(spec, bases, items, rng, rebuild=True, limit=limit)
             if isinstance(built, str):
                 notes.append(built)
                 continue
@@ -170,12 +172,15 @@ def _attempts(
     rng: random.Random,
     *,
     rebuild: bool,
+    limit: int | None = None,
     tries: int = 12,
 ) -> tuple[list[str], _Base] | str:
     """Sections for one control and its base, trying other bases and samples before giving
-    up; on failure the note saying why."""
+    up; on failure the note saying why. With ``limit``, the attempt that shares the fewest
+    lines with its base is taken, the first within ``limit`` at once (decision 410)."""
     why = ""
-    for _ in range(tries):
+    best: tuple[int, list[str], _Base] | None = None
+    for _ in range(tries if limit is None else 4 * tries):  # cheap: a few ms each
         base = rng.choice(bases)
         sections = _control_sections(spec, base[0], base[2], rng, rebuild=rebuild)
         if sections is None:
@@ -183,7 +188,13 @@ def _attempts(
         elif _shares_text(sections, items):
             why = "every attempt would repeat a pack item's text"
         else:
-            return sections, base
+            shared = len(item_lines(sections) & item_lines(base[0].sections))
+            if limit is None or shared <= limit:
+                return sections, base
+            if best is None or shared < best[0]:
+                best = (shared, sections, base)
+    if best is not None:
+        return best[1], best[2]
     return f"no {spec.kind} control built: {why}"
 
 

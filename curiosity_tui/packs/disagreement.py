@@ -24,6 +24,7 @@ from curiosity_tui.packs.adjudication import (
 from curiosity_tui.packs.pack import Pack
 from curiosity_tui.packs.rating import latest_by_item
 from curiosity_tui.packs.unblind import PackLog, all_ratings, completeness
+from curiosity_tui.packs.unblind_seal import check_log, read_seals
 
 __all__ = [
     "AdjudicationState",
@@ -74,8 +75,12 @@ class AdjudicationState(BaseModel):
 
 
 def key_opened_seq(pack: Pack) -> int | None:
-    """Seq of the first ``key_opened`` entry in the pack log; None while the key is closed."""
-    return next((e.seq for e in PackLog(pack.path).entries() if e.kind == "key_opened"), None)
+    """Seq of the first ``key_opened`` entry in the pack log; None while the key is closed.
+    A log cut or rewritten after unblinding (its seal, unblind_seal.py) is refused."""
+    entries = PackLog(pack.path).entries()
+    seals = read_seals(pack)
+    check_log(pack, entries, seals)
+    return next((e.seq for e in entries if e.kind == "key_opened"), None)
 
 
 def _disagreements(pack: Pack) -> tuple[list[str], list[Disagreement]]:

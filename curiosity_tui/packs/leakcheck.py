@@ -28,6 +28,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from curiosity_tui.blas import single_threaded
+from curiosity_tui.bounds import check_permutations, check_seed
 from curiosity_tui.packs.lexical import LEXICAL_FEATURES, lexical_matrix, lexical_test
 from curiosity_tui.packs.pack import Pack, PackKey
 from curiosity_tui.packs.unblind import read_key
@@ -236,6 +237,8 @@ def leakcheck(
     tiny, and threads only contend with each other (and other processes) on small machines."""
     from threadpoolctl import threadpool_limits
 
+    check_permutations(permutations, flag="--permutations", alpha=ALPHA)  # decision 405
+    check_seed(seed)
     with threadpool_limits(limits=1):
         return _leakcheck(packdir, key_path=key_path, seed=seed, permutations=permutations)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from curiosity_tui.packs.adjudication import adjudication_path
 from curiosity_tui.packs.agreement import PairAgreement, QuestionAgreement
 from curiosity_tui.packs.order_effects import (
     RaterTiming,
@@ -23,7 +24,8 @@ from curiosity_tui.packs.pack import Pack
 from curiosity_tui.packs.rater_groups import POOLED, grouped_agreement, groups_of
 from curiosity_tui.packs.rating import rated_items
 from curiosity_tui.packs.scale_agreement import coefficient_line, with_scale
-from curiosity_tui.packs.unblind import all_ratings
+from curiosity_tui.packs.unblind import PackLog, all_ratings
+from curiosity_tui.packs.unblind_seal import changes_since, check_log, file_stamp, read_seals
 
 __all__ = ["PackAgreement", "format_agreement", "pack_agreement"]
 
@@ -45,6 +47,10 @@ class PackAgreement(BaseModel):
     n_boot: int
     seed: int
     questions: list[QuestionAgreement]
+    changes_since_opened: list[str] = Field(
+        default_factory=list,
+        description="ratings and adjudication files changed since the key was last opened",
+    )
     #: "scripted" when the pack was built from scripted runs (practice, decision 442)
     replies: str = "model"
     #: per rater: median time per item and the ratings faster than ``min_seconds``
@@ -67,6 +73,7 @@ def pack_agreement(
     """Agreement per question. ``real_only`` leaves out control items; it needs the key and
     is refused until ``unblind`` has logged ``key_opened``, so it cannot open the key early."""
     pack = Pack.open(packdir)
+    changes = _changes_now(pack)  # a log cut after unblinding is refused (decision 403)
     records = all_ratings(pack)
     order = pack.order
     scope = PackAgreement.model_fields["scope"].default
@@ -117,6 +124,7 @@ def pack_agreement(
         n_boot=n_boot,
         seed=seed,
         questions=questions,
+        changes_since_opened=changes,
         replies="scripted" if pack.manifest.scripted else "model",
         timing=rater_timing(latest_records, min_seconds),
         by_position=[
@@ -126,6 +134,18 @@ def pack_agreement(
         ],
         min_seconds=min_seconds,
     )
+
+
+def _changes_now(pack: Pack) -> list[str]:
+    """For readers after unblinding (``agreement``): the log checked against the seals, then
+    what changed since the last opening."""
+    seals = read_seals(pack)
+    check_log(pack, PackLog(pack.path).entries(), seals)
+    if not seals:
+        return []
+    raters = set(seals[-1].files) | {p.stem for p in pack.ratings_dir.glob("*.jsonl")}
+    files = {r: file_stamp(pack.ratings_dir / f"{r}.jsonl") for r in sorted(raters)}
+    return changes_since(seals, files, file_stamp(adjudication_path(pack.path)))
 
 
 def format_agreement(rep: PackAgreement) -> str:
@@ -143,6 +163,7 @@ def format_agreement(rep: PackAgreement) -> str:
         f"scope: {rep.scope}",
         f"basis: {rep.basis}",
     ]
+    lines += [f"CHANGED AFTER UNBLINDING: {c}" for c in rep.changes_since_opened]
     if rep.pooled:
         lines.append("POOLED rows put human and model raters together (--pool-groups)")
     elif len(rep.groups) > 1:

@@ -10,14 +10,16 @@ Saving an item again appends a revision; nothing is overwritten.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.clock import utc_now_milli
@@ -82,7 +84,23 @@ class ModelRating(BaseModel):
     code: str | None = Field(default=None, description="failure code of a missing rating")
 
 
+def parse_iso_ts(ts: str) -> str | None:
+    """Why ``ts`` is not an ISO-8601 UTC time as the tools write it (``…Z``), or None."""
+    try:
+        ok = ts.endswith("Z") and datetime.fromisoformat(ts[:-1] + "+00:00") is not None
+    except ValueError:
+        ok = False
+    return (
+        None
+        if ok
+        else f"ts {ts[:40]!r} is not an ISO-8601 UTC time (like 2026-01-02T03:04:05.678Z)"
+    )
+
+
 class RatingRecord(BaseModel):
+    #: a misspelt field (``items_sha265``) is refused, not dropped (issue 25, item 9)
+    model_config = ConfigDict(extra="forbid")
+
     pack_id: str
     item: str
     rater: str
@@ -115,6 +133,14 @@ class RatingRecord(BaseModel):
         description="time on the item until this save, time away excluded where the app "
         "can tell (the terminal reports losing focus); None when not timed",
     )
+
+    @field_validator("ts")
+    @classmethod
+    def _iso_ts(cls, ts: str) -> str:
+        problem = parse_iso_ts(ts)
+        if problem is not None:
+            raise ValueError(problem)
+        return ts
 
     @property
     def rated(self) -> bool:
@@ -269,8 +295,11 @@ def _numbered(path: Path) -> list[tuple[int, RatingRecord]]:
         try:
             out.append((lineno, RatingRecord.model_validate_json(line)))
         except ValidationError as err:
+            first = err.errors()[0]
+            loc = ".".join(str(x) for x in first["loc"])
+            where = f" ({loc})" if loc else ""
             raise RatingError(
-                f"{path}:{lineno}: damaged rating record: {err.errors()[0]['msg']}"
+                f"{path}:{lineno}: damaged rating record{where}: {first['msg']}"
             ) from err
     return out
 
@@ -321,6 +350,39 @@ def refuse_copied_records(files: Mapping[str, tuple[Path, list[RatingRecord]]]) 
                     f"record {on} (rater {other!r}): one rater's ratings under two names"
                 )
             first.setdefault(body, (rater, path, n))
+    _refuse_retimed_copies(files)
+
+
+#: characters of distinct grounds a file must hold before identical prose can only be a copy
+#: (boilerplate repeated on every item, as test fixtures write, does not count twice)
+COPY_PROSE_CHARS = 200
+
+
+def _content(records: list[RatingRecord]) -> tuple[tuple[str, int, str], ...]:
+    """A file's records as content: item, revision and answers; no times, no rater."""
+    return tuple(
+        (r.item, r.revision, json.dumps({q: a.model_dump() for q, a in r.answers.items()}))
+        for r in records
+    )
+
+
+def _refuse_retimed_copies(files: Mapping[str, tuple[Path, list[RatingRecord]]]) -> None:
+    """Refuse two raters' files with the same records in the same order, timestamps aside,
+    once they hold enough written grounds that identical prose cannot be chance (a copy with
+    every ``ts`` shifted by 1 ms passed the record-by-record check; decision 406)."""
+    seen: dict[tuple[tuple[str, int, str], ...], tuple[str, Path]] = {}
+    for rater, (path, records) in sorted(files.items()):
+        prose = sum(map(len, {a.grounds for r in records for a in r.answers.values()}))
+        if prose < COPY_PROSE_CHARS:
+            continue
+        key = _content(records)
+        if key in seen:
+            other, opath = seen[key]
+            raise RatingError(
+                f"{path}: its {len(records)} records are those of {opath} (rater {other!r}) "
+                "with other timestamps: one rater's ratings under two names"
+            )
+        seen[key] = (rater, path)
 
 
 def latest_by_item(records: Iterable[RatingRecord]) -> dict[str, RatingRecord]:

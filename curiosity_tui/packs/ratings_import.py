@@ -20,6 +20,7 @@ from pathlib import Path
 from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.errors import StorageError, os_reason
 from curiosity_tui.packs.pack import Pack, presentation_order, sha256_bytes
+from curiosity_tui.packs.rater_gate import refuse_unexpected_raters
 from curiosity_tui.packs.rating import (
     RatingError,
     RatingRecord,
@@ -130,6 +131,17 @@ def _refuse_copies(pack: Pack, rater: str, src: Path, records: list[RatingRecord
     refuse_copied_records(files)
 
 
+def _interrupted(pack: Pack, dest: Path) -> bool:
+    """Whether the pack's file is what an import began to put there (``ratings_import_begun``,
+    logged before the rename, with the sha256) and no ``ratings_imported`` entry follows: an
+    import killed between its rename and its log entry."""
+    digest = sha256_bytes(dest.read_bytes())
+    entries = PackLog(pack.path).entries()
+    begun = {e.data.get("sha256") for e in entries if e.kind == "ratings_import_begun"}
+    done = {e.data.get("sha256") for e in entries if e.kind == "ratings_imported"}
+    return digest in begun and digest not in done
+
+
 def import_ratings(
     packdir: str | Path,
     src: str | Path,
@@ -153,11 +165,22 @@ def import_ratings(
     with rater_file_lock(dest):
         existing = read_rater_file(dest, name, pack.manifest.pack_id)
         if existing == incoming:  # the same file again: nothing new, nothing written
+            if existing and _interrupted(pack, dest):
+                # an import killed between its rename and its log entry: log it (decision 408)
+                data = {"rater": name, "records": len(incoming), "new_records": 0,
+                        "sha256": sha256_bytes(dest.read_bytes()), "replaced": False,
+                        "completed_interrupted": True}  # fmt: skip
+                PackLog(pack.path).append("ratings_imported", by, data)
             return ImportResult(name, dest, len(incoming), 0, False)
         _check_second_file(dest, existing, incoming, replace)
         _check_new_records(pack, src, incoming, len(existing))
+        refuse_unexpected_raters(pack, {name: (src, incoming)}, PackLog(pack.path).entries())
         _refuse_copies(pack, name, src, incoming)
         body = "".join(r.model_dump_json(exclude_none=True) + "\n" for r in incoming).encode()
+        # the intent first: a kill after the rename can then be completed (decision 408)
+        PackLog(pack.path).append(
+            "ratings_import_begun", by, {"rater": name, "sha256": sha256_bytes(body)}
+        )
         try:
             atomic_write_bytes(dest, body)
         except OSError as err:

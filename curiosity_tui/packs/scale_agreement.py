@@ -27,6 +27,7 @@ from curiosity_tui.packs.coefficients import (
     pabak,
 )
 from curiosity_tui.packs.scale_bootstrap import scale_intervals
+from curiosity_tui.packs.statistics import Interval
 
 WEIGHTED = ("linear", "quadratic")
 
@@ -99,19 +100,27 @@ def with_scale(
     q = len(qa.categories)
     codes = _codes(qa.categories, qa.raters, ratings, items)
     row = {r: i for i, r in enumerate(qa.raters)}
-    pairs: list[PairAgreement] = []
-    for p in qa.pairs:
-        a, b = _pair_codes(qa, p, ratings, items, codes, row)
-        pairs.append(p.model_copy(update={"coefficients": pair_coefficients(a, b, q, level)}))
+    cl = [clusters.get(i, i) if clusters else i for i in items]
+    both = [_pair_codes(qa, p, ratings, items, codes, row) for p in qa.pairs]
+    coefs = [pair_coefficients(a, b, q, level) for a, b in both]
     pooled = {} if qa.group == "human-model" else question_coefficients(codes, q, level)
-    if pooled and n_boot > 0:
-        cl = [clusters.get(i, i) if clusters else i for i in items]
-        boot = scale_intervals(codes, q, level, cl, n_boot=n_boot, seed=seed)
-        pooled = {
-            k: c.model_copy(update={"interval": boot[k]}) if c.defined and k in boot else c
-            for k, c in pooled.items()
-        }
+    if n_boot > 0:
+        boot, boot_pairs = scale_intervals(
+            codes, q, level, cl, n_boot=n_boot, seed=seed, pairs=both
+        )
+        pooled = _with_intervals(pooled, boot) if pooled else pooled
+        coefs = [_with_intervals(c, b) for c, b in zip(coefs, boot_pairs, strict=True)]
+    pairs = [p.model_copy(update={"coefficients": c}) for p, c in zip(qa.pairs, coefs, strict=True)]
     return qa.model_copy(update={"level": level, "coefficients": pooled, "pairs": pairs})
+
+
+def _with_intervals(
+    coefs: dict[str, Coefficient], boot: Mapping[str, Interval]
+) -> dict[str, Coefficient]:
+    return {
+        k: c.model_copy(update={"interval": boot[k]}) if c.defined and k in boot else c
+        for k, c in coefs.items()
+    }
 
 
 def _pair_codes(

@@ -91,35 +91,84 @@ def scale_intervals(
     n_boot: int,
     seed: int,
     confidence: float = 0.95,
-) -> dict[str, Interval]:
-    """Percentile intervals of the pooled scale coefficients, runs resampled."""
-    counts = codes_to_counts(np.asarray(codes), q).astype(float)
+    pairs: Sequence[tuple[np.ndarray, np.ndarray]] = (),
+) -> tuple[dict[str, Interval], list[dict[str, Interval]]]:
+    """Percentile intervals, runs resampled, of the pooled scale coefficients over ``codes``
+    and of each rater pair's (``pairs``: the two raters' codes), from one set of draws over
+    the runs of every rated item."""
+    codes = np.asarray(codes)
+    counts = codes_to_counts(codes, q).astype(float)
     rated = counts.sum(axis=1) > 0
-    if n_boot <= 0 or not rated.any() or q < 2:
-        return {}
+    any_rated = rated.copy()
+    for a, b in pairs:
+        any_rated |= (np.asarray(a) >= 0) | (np.asarray(b) >= 0)
+    if n_boot <= 0 or not any_rated.any() or q < 2:
+        return {}, [{} for _ in pairs]
+    names = sorted({c for c, r in zip(item_clusters, any_rated, strict=True) if r}, key=str)
+    index = {c: i for i, c in enumerate(names)}
     cols, weightings = _item_columns(counts[rated], q, level)
-    kept = [c for c, r in zip(item_clusters, rated, strict=True) if r]
-    names = sorted(set(kept), key=str)
-    pos = np.array([names.index(c) for c in kept])
-    per_cluster = np.zeros((len(names), cols.shape[1]))
-    np.add.at(per_cluster, pos, cols)
-    reps: dict[str, list[np.ndarray]] = {}
-    for agg in replicate_sums(per_cluster, n_boot=n_boot, seed=seed):
-        for name, values in _replicates(agg, q, weightings, level).items():
-            reps.setdefault(name, []).append(values)
-    tail = (1.0 - confidence) / 2.0 * 100.0
-    out: dict[str, Interval] = {}
-    for name, chunks in reps.items():
-        r = np.concatenate(chunks)
-        ok = ~np.isnan(r)
-        low, high = np.percentile(r[ok], [tail, 100.0 - tail]) if ok.any() else (None, None)
-        out[name] = Interval(
-            low=None if low is None else float(low),
-            high=None if high is None else float(high),
-            confidence=confidence,
-            n_boot=n_boot,
-            n_undefined=int((~ok).sum()),
-            seed=seed,
-            undefined_reason=None if ok.any() else "undefined on every bootstrap replicate",
-        )
+    at = [index[c] for c, r in zip(item_clusters, rated, strict=True) if r]
+    blocks = [_by_cluster(cols, at, len(names))]
+    for a, b in pairs:
+        a, b = np.asarray(a), np.asarray(b)
+        both = (a >= 0) & (b >= 0)
+        cells = np.zeros((int(both.sum()), q * q))
+        cells[np.arange(cells.shape[0]), a[both] * q + b[both]] = 1.0
+        at = [index[c] for c, k in zip(item_clusters, both, strict=True) if k]
+        blocks.append(_by_cluster(cells, at, len(names)))
+    width = cols.shape[1]
+    pooled: dict[str, list[np.ndarray]] = {}
+    paired: list[dict[str, list[np.ndarray]]] = [{} for _ in pairs]
+    for agg in replicate_sums(np.hstack(blocks), n_boot=n_boot, seed=seed):
+        for name, values in _replicates(agg[:, :width], q, weightings, level).items():
+            pooled.setdefault(name, []).append(values)
+        for j, got in enumerate(paired):
+            tables = agg[:, width + j * q * q : width + (j + 1) * q * q].reshape(-1, q, q)
+            for name, values in _pair_replicates(tables, q, level).items():
+                got.setdefault(name, []).append(values)
+
+    def done(reps: dict[str, list[np.ndarray]]) -> dict[str, Interval]:
+        return {
+            k: _percentile(np.concatenate(v), confidence, n_boot, seed) for k, v in reps.items()
+        }
+
+    return done(pooled), [done(r) for r in paired]
+
+
+def _by_cluster(rows: np.ndarray, at: Sequence[int], n_clusters: int) -> np.ndarray:
+    out = np.zeros((n_clusters, rows.shape[1]))
+    np.add.at(out, np.asarray(at, dtype=np.int64), rows)
     return out
+
+
+def _pair_replicates(tables: np.ndarray, q: int, level: str) -> dict[str, np.ndarray]:
+    """PABAK and (ordinal) weighted κ on each replicate's q x q table of counts."""
+    n = tables.sum(axis=(1, 2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = tables / n[:, None, None]
+        po = np.trace(p, axis1=1, axis2=2)
+        out = {"pabak": np.where(n > 0, (q * po - 1.0) / (q - 1.0), np.nan)}
+        if level == "ordinal":
+            rows, cols = p.sum(axis=2), p.sum(axis=1)
+            for w in ("linear", "quadratic"):
+                wm = weight_matrix(q, w)
+                pow_ = (p * wm).sum(axis=(1, 2))
+                pe = np.einsum("bi,ij,bj->b", rows, wm, cols)
+                kappa = (pow_ - pe) / (1.0 - pe)
+                out[f"cohen_kappa_{w}"] = np.where((n > 0) & (1.0 - pe > 1e-12), kappa, np.nan)
+    return out
+
+
+def _percentile(r: np.ndarray, confidence: float, n_boot: int, seed: int) -> Interval:
+    tail = (1.0 - confidence) / 2.0 * 100.0
+    ok = ~np.isnan(r)
+    low, high = np.percentile(r[ok], [tail, 100.0 - tail]) if ok.any() else (None, None)
+    return Interval(
+        low=None if low is None else float(low),
+        high=None if high is None else float(high),
+        confidence=confidence,
+        n_boot=n_boot,
+        n_undefined=int((~ok).sum()),
+        seed=seed,
+        undefined_reason=None if ok.any() else "undefined on every bootstrap replicate",
+    )

@@ -35,6 +35,7 @@ from curiosity_tui.packs.pack import (
     default_key_path,
     sha256_bytes,
 )
+from curiosity_tui.packs.rater_gate import added_raters, refuse_unexpected_raters
 from curiosity_tui.packs.rater_groups import groups_of
 from curiosity_tui.packs.rating import (
     RatingError,
@@ -46,6 +47,14 @@ from curiosity_tui.packs.rating import (
     validate_rater_name,
 )
 from curiosity_tui.packs.schemes import Question
+from curiosity_tui.packs.unblind_seal import (
+    Seal,
+    changes_since,
+    check_log,
+    file_stamp,
+    read_seals,
+    write_seal,
+)
 from curiosity_tui.textfiles import utf8_lines
 
 __all__ = [
@@ -162,14 +171,25 @@ def all_ratings(pack: Pack) -> dict[str, list[Any]]:
             continue
         out[name] = read_rater_file(f, name, pack.manifest.pack_id)
         files[name] = (f, out[name])
+    refuse_unexpected_raters(pack, files, _log_entries_if_needed(pack, files))
     refuse_copied_records(files)
     return out
+
+
+def _log_entries_if_needed(pack: Pack, files: dict[str, Any]) -> list[LogEntry]:
+    """The pack log, read only when a file's rater is not an expected one."""
+    expected = set(pack.manifest.expected_raters)
+    if not expected or all(r in expected for r in files):
+        return []
+    return PackLog(pack.path).entries()
 
 
 def completeness(pack: Pack) -> Completeness:
     records = all_ratings(pack)
     order = pack.order
     expected = list(pack.manifest.expected_raters)
+    if expected:  # a rater added on the record (pack add-rater) is expected too
+        expected += sorted(added_raters(PackLog(pack.path).entries()) - set(expected))
     raters = sorted(set(records) | set(expected))
     rated: dict[str, int] = {}
     missing: dict[str, list[str]] = {}
@@ -312,6 +332,10 @@ class UnblindReport(BaseModel):
     items: list[ItemRow]
     controls: list[ControlResult]
     log_seq: int
+    changes_since_opened: list[str] = Field(
+        default_factory=list,
+        description="ratings and adjudication files changed since the key was last opened",
+    )
     rater_groups: dict[str, str] = Field(
         default_factory=dict, description="rater → human or model; tables are per group"
     )
@@ -329,11 +353,49 @@ class UnblindReport(BaseModel):
     )
 
 
+def _open_key(
+    pack: Pack, log: PackLog, comp: Completeness, seals: list[Seal], *, by: str, force: bool
+) -> tuple[LogEntry, list[str]]:
+    """Log ``key_opened`` (what the ratings were, what changed since the last opening) and
+    seal it outside the log (decision 403); the entry and the changes."""
+    ts = utc_now_milli()
+    adjudication = file_stamp(adjudication_path(pack.path))
+    changes = changes_since(seals, comp.files, adjudication)
+    entry = log.append(
+        "key_opened",
+        by,
+        {
+            "forced": bool(force and not comp.complete),
+            "complete": comp.complete,
+            "reason": comp.reason,
+            "files": comp.files,
+            "rated": comp.rated,
+            "missing": {r: m for r, m in comp.missing.items() if m},
+            "key_sha256": pack.manifest.key_sha256,
+            "adjudication": adjudication,
+            "changes_since_opened": changes,
+        },
+        ts=ts,
+    )
+    seal = Seal(
+        log_seq=entry.seq,
+        log_hash=entry.hash,
+        ts=ts,
+        by=by,
+        files=comp.files,
+        adjudication=adjudication,
+    )
+    write_seal(pack, seal)
+    return entry, changes
+
+
 def unblind(
     packdir: str | Path, *, by: str, force: bool = False, key_path: Path | None = None
 ) -> UnblindReport:
     pack = Pack.open(packdir)
     log = PackLog(pack.path)
+    seals = read_seals(pack)
+    check_log(pack, log.entries(), seals)  # a log cut after unblinding is refused (403)
     comp = completeness(pack)
     # a damaged adjudication file is refused before anything is logged or the key is read
     in_force = current_adjudications(read_adjudications(pack))
@@ -347,22 +409,8 @@ def unblind(
             f"ratings are incomplete ({comp.reason}); the key stays closed. "
             "Use --force to open it anyway (this is recorded in the pack log)."
         )
-    ts = utc_now_milli()
-    entry = log.append(
-        "key_opened",
-        by,
-        {
-            "forced": bool(force and not comp.complete),
-            "complete": comp.complete,
-            "reason": comp.reason,
-            "files": comp.files,
-            "rated": comp.rated,
-            "missing": {r: m for r, m in comp.missing.items() if m},
-            "key_sha256": pack.manifest.key_sha256,
-            "adjudication": _file_stamp(adjudication_path(pack.path)),
-        },
-        ts=ts,
-    )
+    entry, changes = _open_key(pack, log, comp, seals, by=by, force=force)
+    ts = entry.ts
     try:
         key = read_key(pack, key_path)
     except PackError as err:
@@ -412,19 +460,12 @@ def unblind(
         items=items,
         controls=controls,
         log_seq=entry.seq,
+        changes_since_opened=changes,
         rater_groups={r: rater_group(r) for r in raters},
         adjudicated=[_adjudicated_row(r, key, latest) for r in in_force.values()],
         adjudicated_tables=adjudicated_tables if in_force else [],
         replies="scripted" if pack.manifest.scripted else "model",
     )
-
-
-def _file_stamp(path: Path) -> dict[str, Any]:
-    """sha256 and line count of a file as it stands (None, 0 when there is none)."""
-    if not path.exists():
-        return {"sha256": None, "records": 0}
-    raw = path.read_bytes()
-    return {"sha256": sha256_bytes(raw), "records": sum(1 for x in raw.split(b"\n") if x.strip())}
 
 
 def _adjudicated_row(
@@ -541,6 +582,7 @@ def format_unblind(rep: UnblindReport) -> str:
         f"pack {rep.pack_id} unblinded by {rep.by} at {rep.ts} (pack log seq {rep.log_seq})",
         f"ratings: {comp.reason}" + ("  — FORCED: ratings were incomplete" if rep.forced else ""),
     ]
+    lines += [f"CHANGED AFTER UNBLINDING: {c}" for c in rep.changes_since_opened]
     for t in rep.tables:
         lines += _table_lines(t)
     if rep.controls:

@@ -27,6 +27,20 @@ NODE_ID_RE = re.compile(r"\bq[0-9]+\b")
 LABEL_RE = re.compile(r"\bn[0-9]+\b")
 _MARKERS = ("- ", "* ", "> ")
 _DROPPED = ("? ", "= ")
+#: the protocol's node-status vocabulary (the open layer's ``node_status`` line: "q4 stays
+#: open: …", "q4 is answered …"): a sentence carrying it says which arm wrote it (issue 25,
+#: item 7; decision 410), so it is left out of every arm's text
+_STATUS = re.compile(
+    r"\b(?:stays|remains|left|kept|is still) open\b|\bis (?:now )?(?:answered|narrowed|closed)\b"
+    r"|\bnot (?:yet )?answered\b|\breturn condition\b|\bclosure test\b|\bopen layer\b",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+
+
+def _sentences(prose: str) -> list[str]:
+    """``prose`` cut into sentences, protocol status sentences left out."""
+    return [t for t in _SENTENCE.split(prose.strip()) if t and not _STATUS.search(t)]
 
 
 def _entries(paragraph: list[str]) -> list[tuple[str, str]]:
@@ -59,9 +73,12 @@ def uniform_text(text: str) -> str:
                 by_marker[marker].append(body)
         else:
             prose.append(" ".join(ln.strip() for ln in para))
+    # one sentence a note, whatever wrote it: an answer paragraph and an action note take
+    # the same shape; status sentences go (decision 410)
+    notes = [" ".join(ts) for n in [*prose, *by_marker["> "]] if (ts := _sentences(n))]
     lines = [f"- {q}" for q in by_marker["- "]]
     lines += [f"* {f}" for f in by_marker["* "]]
-    lines += [f"> {n}" for n in [*prose, *by_marker["> "]]]
+    lines += [f"> {n}" for n in notes]
     return "\n".join(lines)
 
 

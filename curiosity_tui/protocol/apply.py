@@ -25,6 +25,7 @@ from curiosity_tui.ledger.node_record import NOT_LIVE
 from curiosity_tui.ledger.revision import revise
 from curiosity_tui.ledger.transitions import apply_decay, resurface
 from curiosity_tui.protocol.context import SessionContext, norm_id
+from curiosity_tui.protocol.fact_sources import checked_source
 from curiosity_tui.protocol.schemas import (
     FactItem,
     NewQuestion,
@@ -104,7 +105,11 @@ def apply_facts(b: Batch, ctx: SessionContext, facts: list[FactItem]) -> int:
         text = f.text.strip()
         if nid is None or not text:
             continue
-        src = f.source_id if f.source_id in b.state.sources else None
+        src, dropped = checked_source(
+            ctx.led.path, b.state.meta, b.state.sources, f.source_id, text
+        )
+        if dropped:  # a cited source the fact does not quote (decision 407)
+            ctx.rejected.append(dropped)
         b.emit(FactAttached(text=text, source=src), node=nid, actor=ctx.actor)
         n += 1
     return n

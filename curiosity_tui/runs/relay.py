@@ -36,8 +36,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger.models import Mind
 
-_ITEM_RE = re.compile(r"^(model|human):([A-Za-z0-9][A-Za-z0-9._+-]{0,63})$")
-_ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ITEM_RE = re.compile(
+    r"\A(model|human):([A-Za-z0-9][A-Za-z0-9._+-]{0,63})\Z"
+)  # no trailing newline
+_ENV_RE = re.compile(r"\A[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 class RelayError(InputError):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from curiosity_tui.errors import InputError, TransitionError
+from curiosity_tui.errors import InputError
 from curiosity_tui.ledger import curation
 from curiosity_tui.ledger.endpoint_record import EndpointCapabilities
 from curiosity_tui.ledger.ledger import Ledger
@@ -26,6 +26,7 @@ from curiosity_tui.modelio.run_context import CURRENT_RUN
 from curiosity_tui.protocol import prompts
 from curiosity_tui.protocol.call_specs import curator_spec
 from curiosity_tui.protocol.configs import get_configuration
+from curiosity_tui.protocol.curator_guard import apply_curator_actions
 from curiosity_tui.protocol.schemas import CuratorResponse
 from curiosity_tui.protocol.session import SessionFailure, SessionSettings, run_session
 
@@ -101,24 +102,7 @@ async def model_curate(
         )
     except ModelCallError as err:
         return list(err.records), [f"curator call failed: {err.reason}"]
-    notes: list[str] = []
-    for a in reply.actions:
-        nid = a.node.strip().lower()
-        try:
-            if a.action != "prioritise" and _last_open(led, nid):
-                notes.append(
-                    f"curator {a.action} {a.node} not applied: it is the last open question, "
-                    "and the next session would have nothing to focus on"
-                )
-                continue
-            if a.action == "prioritise":
-                curation.set_priority(led, nid, a.priority or 1, a.reason, "model-curator")
-            elif a.action == "merge":
-                curation.merge(led, nid, (a.into or "").strip().lower(), a.reason, "model-curator")
-            else:
-                curation.archive(led, nid, a.reason, "model-curator")
-        except TransitionError as err:
-            notes.append(f"curator {a.action} {a.node}: {err}")
+    notes = apply_curator_actions(led, reply.actions, _last_open)  # checked (decision 407)
     return [rec], notes
 
 

@@ -23,7 +23,7 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from curiosity_tui.atomic import atomic_write_bytes
+from curiosity_tui.atomic import append_line_durable, atomic_write_bytes
 from curiosity_tui.clock import utc_now_seconds
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger.ledger import Ledger, NotALedgerError
@@ -42,6 +42,7 @@ __all__ = [
 ]
 
 MANIFEST_DIR = ".pilot"
+HISTORY_FILE = "history.jsonl"  # every shard record ever written, one a line
 T = TypeVar("T")
 
 
@@ -116,8 +117,11 @@ def new_manifest(
 
 
 def write_manifest(out: Path, manifest: ShardManifest) -> Path:
+    """Replace the shard's record, and append it to ``.pilot/history.jsonl`` first: a later
+    ``pilot run`` never erases what an earlier one recorded (decision 404)."""
     path = manifest_path(out, manifest.shard)
     path.parent.mkdir(parents=True, exist_ok=True)
+    append_line_durable(path.parent / HISTORY_FILE, (manifest.model_dump_json() + "\n").encode())
     atomic_write_bytes(path, (manifest.model_dump_json(indent=1) + "\n").encode("utf-8"))
     return path
 

@@ -37,27 +37,26 @@ class _TargetFilter(OrderedInput):
     """The target filter: ↓/↑ move the pick in the list below without leaving the filter
     (decision 444), in order with the characters typed before them."""
 
-    async def _on_key(self, event: Key) -> None:
+    async def on_key(self, event: Key) -> None:
+        # Textual runs the bases' key handlers (OrderedInput's, Input's) after this one
+        # unless the default is prevented
         screen = self.screen
         if event.key in ("down", "up") and isinstance(screen, ReasonScreen):
             event.stop()
             event.prevent_default()
             screen.move_target(1 if event.key == "down" else -1, self.value)
-            return
-        await super()._on_key(event)
 
 
 class _TargetList(OrderedOptionList):
     """The target list: text typed here goes on in the reason field instead of vanishing."""
 
-    async def _on_key(self, event: Key) -> None:
+    async def on_key(self, event: Key) -> None:
+        # as above: OrderedOptionList's handler runs after this one unless prevented
         screen = self.screen
         if event.is_printable and event.character and isinstance(screen, ReasonScreen):
             event.stop()
             event.prevent_default()
             screen.type_reason(event.character)
-            return
-        await super()._on_key(event)
 
 
 class ReasonScreen(FormSteps, ModalScreen[ActionForm | None]):
