@@ -23,6 +23,7 @@ from pathlib import Path
 
 from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.errors import InputError
+from curiosity_tui.provenance import sidecar_bytes, sidecar_path
 
 __all__ = ["Cell", "FORMULA_START", "cell_text", "csv_text", "write_csv"]
 
@@ -78,8 +79,11 @@ def write_csv(dest: str | Path, header: Sequence[str], rows: Iterable[Sequence[C
             f"{path}: exists and is not a .csv file; not overwritten (remove it or pick a "
             "name ending in .csv)"
         )
+    data = text.encode("utf-8")
     try:
-        atomic_write_bytes(path, text.encode("utf-8"))
+        atomic_write_bytes(path, data)
+        # what wrote it, beside it (docs/csv.md): a comment line would break CSV readers
+        atomic_write_bytes(sidecar_path(path), sidecar_bytes(path, data))
     except OSError as err:
         raise InputError(f"{path}: cannot write CSV: {err.strerror or err}") from err
     return len(materialised)

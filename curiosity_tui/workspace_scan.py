@@ -17,6 +17,7 @@ import errno
 import fcntl
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -388,6 +389,7 @@ def sort_ledgers(
     """Stable sort; numeric keys sort largest first unless ``reverse``."""
     if key == "name":
         return sorted(items, key=lambda s: s.name.casefold(), reverse=reverse)
+    fn: Callable[[LedgerSummary], float]
     if key == "sessions":
         fn = lambda s: s.sessions  # noqa: E731
     elif key == "open":

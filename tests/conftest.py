@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from exit_guard import pytest_sessionfinish, pytest_unconfigure  # noqa: F401 - hooks (decision 321)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -47,16 +48,29 @@ def python() -> str:
 
 @pytest.fixture
 def file_bytes() -> Callable[[Path], dict[str, bytes]]:
-    """Every file under a directory (relative path -> bytes), the writer lock excepted."""
+    """Every file under a directory (relative path -> bytes), the writer lock and the reply
+    cache of a session in progress excepted (``reply-cache.jsonl``: replies kept for a resume,
+    not ledger state; modelio/reply_cache.py)."""
 
     def read(root: Path) -> dict[str, bytes]:
         return {
             str(p.relative_to(root)): p.read_bytes()
             for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != "writer.lock"
+            if p.is_file() and p.name not in ("writer.lock", "reply-cache.jsonl")
         }
 
     return read
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A fresh home directory for a module's tests ($HOME points at it): a workspace built in it
+    shows as ``~/…`` on screen, the same on every run and every xdist worker, with no fixed
+    shared directory (decision 322)."""
+    with pytest.MonkeyPatch.context() as mp:
+        path = tmp_path_factory.mktemp("home")
+        mp.setenv("HOME", str(path))
+        yield path
 
 
 @pytest.fixture

@@ -199,7 +199,13 @@ async def test_the_monitors_hook_opens_the_screen_and_returns_the_persons_result
         got: list[bool] = []
         async with app.run_test(size=SIZE) as pilot:
             hook = human_session_hook(app.call_from_thread, app.open_human_session)
-            runner = threading.Thread(target=lambda: got.append(asyncio.run(hook(led, 2, "alice"))))
+            # a daemon: if the test fails before the screen settles the hook, nothing resolves
+            # its future and the thread must not keep pytest from exiting (issue 25 item 11)
+            runner = threading.Thread(
+                target=lambda: got.append(asyncio.run(hook(led, 2, "alice"))),
+                name="human-session-hook",
+                daemon=True,
+            )
             runner.start()
             for _ in range(200):
                 await pilot.pause(0.01)
@@ -207,7 +213,8 @@ async def test_the_monitors_hook_opens_the_screen_and_returns_the_persons_result
                     break
             assert isinstance(app.screen, HumanSessionScreen)
             await burst(pilot, KEYS, settle=40)
-            await asyncio.to_thread(runner.join, 30)
+            await asyncio.to_thread(runner.join, 60)
+        assert not runner.is_alive(), "the hook did not return within 60 s"
         assert got == [True]
     assert outcome(path) == EXPECTED
 

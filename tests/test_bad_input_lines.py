@@ -299,3 +299,18 @@ def test_non_utf8_arguments_are_refused_before_anything_is_written(
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
     assert "source_added: text holds '\\udcff', which is not valid UTF-8" in proc.stderr
     assert file_bytes(led) == before  # no event, and no stray source file
+
+
+def test_a_long_error_line_keeps_where_and_what_to_do() -> None:
+    """A message naming deep paths (an xdist worker's tmp_path is one) keeps its start and its
+    advice at the end; only the middle gives way, and the line stays bounded."""
+    from curiosity_tui.cli import _one_line
+
+    deep = "/srv/" + "d" * 600 + "/run/journal.jsonl"
+    msg = f"session 2 is committed to {deep}, but the projection {deep} could not be written"
+    msg += "; the projection is rebuilt from the journal on the next write"
+    line = _one_line(msg)
+    assert len(line) == 1000 and line.count("…") == 1
+    assert line.startswith("session 2 is committed to /srv/ddd")
+    assert line.endswith("the projection is rebuilt from the journal on the next write")
+    assert _one_line("short\nmessage\x07") == "short message\\x07"

@@ -3,8 +3,6 @@ and a requirement retired at this point is shown struck through."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -116,10 +114,8 @@ def test_node_changes_in_words() -> None:
 
 
 @pytest.fixture(scope="module")
-def ledger() -> Path:
-    root = Path(tempfile.gettempdir()) / "curiosity-tui-snapshots-changes"
-    shutil.rmtree(root, ignore_errors=True)
-    return revised(root / "revised-pilot-01")
+def ledger(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return revised(tmp_path_factory.mktemp("changes") / "revised-pilot-01")
 
 
 def body(app) -> str:  # type: ignore[no-untyped-def]

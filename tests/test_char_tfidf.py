@@ -140,11 +140,12 @@ def test_threads_share_the_caches_safely() -> None:
             assert m is not None
             got[k].append((m @ m.T).toarray())
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(sets))]
+    threads = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(len(sets))]
     for t in threads:
         t.start()
     for t in threads:
-        t.join()
+        t.join(120)
+    assert not any(t.is_alive() for t in threads), "a worker did not finish within 120 s"
     for k, texts in enumerate(sets):
         want = _sklearn(texts)[1]
         gram = (want @ want.T).toarray()

@@ -8,12 +8,12 @@ import pytest
 from pydantic import BaseModel
 
 from curiosity_tui.errors import CuriosityError
+from curiosity_tui.modelio.chat_call import render_messages
 from curiosity_tui.modelio.client import (
     CallRecord,
     ModelCallError,
     ModelClient,
     ModelConfigError,
-    render_messages,
 )
 from curiosity_tui.modelio.schema_text import schema_text
 from curiosity_tui.offline.scripted_server import Script, ScriptedServer, ScriptRule

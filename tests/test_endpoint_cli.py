@@ -67,7 +67,9 @@ def test_run_with_embedding_model_refuses_before_session_1(server_with, tmp_path
     assert len(err) == 1 and "no embeddings for e5" in err[0]
     assert "--embedding-fallback offline" in err[0]
     assert (tmp_path / "run-C+cur" / "journal.jsonl").read_bytes() == before  # nothing run
-    assert not [r for r in server.requests if r.kind not in ("probe", "embeddings")]
+    assert not [
+        r for r in server.requests if r.kind not in ("probe", "probe-sampling", "embeddings")
+    ]
 
 
 def test_offline_fallback_is_named_on_every_similarity_figure(server_with, tmp_path):

@@ -98,7 +98,7 @@ def test_a_lock_taken_in_this_process_names_the_thread(tmp_path: Path, clock: An
             held.set()
             done.wait(10)
 
-    t = threading.Thread(target=writer, name="run-worker")
+    t = threading.Thread(target=writer, name="run-worker", daemon=True)
     t.start()
     try:
         assert held.wait(10)
@@ -106,7 +106,8 @@ def test_a_lock_taken_in_this_process_names_the_thread(tmp_path: Path, clock: An
             Ledger.open(path, write=True)
     finally:
         done.set()
-        t.join()
+        t.join(30)
+    assert not t.is_alive()
     Ledger.open(path, write=True).close()
 
 
@@ -123,10 +124,11 @@ def test_an_empty_lock_file_in_transition_is_waited_for(tmp_path: Path, clock: A
     fcntl.flock(fd, fcntl.LOCK_EX)  # held, name not written: the transition window
     os.ftruncate(fd, 0)
     timer = threading.Timer(0.05, lambda: (fcntl.flock(fd, fcntl.LOCK_UN), os.close(fd)))
+    timer.daemon = True
     timer.start()
     try:
         led = Ledger.open(path, write=True)
     finally:
-        timer.join()
+        timer.join(30)
     assert led.last_session == 1
     led.close()

@@ -258,7 +258,7 @@ def test_cli_rate_with_a_model(pack: Path, capsys: pytest.CaptureFixture[str]) -
     assert err.startswith("rate: 1 of ") and "item(s) still missing (first: " in err
     assert len(err.strip().splitlines()) == 1
     order = Pack.open(pack).order
-    assert kinds == {"probe", RATE_KIND}
+    assert kinds == {"probe", "probe-sampling", RATE_KIND}
     assert f"{len(order) - 1} rated" in out and "1 missing" in out and f"missing {order[1]}" in out
     assert f"  {order[0]}: rated\n  {order[1]}: missing\n" in out
     assert "sk-cli-key" not in (pack / "ratings" / "model:m1.jsonl").read_text()
@@ -402,3 +402,19 @@ def test_a_refusal_is_missing_and_its_text_is_shown_safely(pack: Path) -> None:
     text = format_model_run(run)
     assert "\x1b" not in text and f"missing {first}: " in text
     assert len([ln for ln in text.splitlines() if first in ln]) == 1
+
+
+def test_a_model_rater_is_sampled_as_a_measurement_and_says_so(pack: Path) -> None:
+    """Issue 23.1: rating calls send the rater group's values (temperature 0) and a seed from
+    the rater and the item's place; each rating record keeps what its call was sent with."""
+    from curiosity_tui.modelio.sampling import call_seed
+
+    with ScriptedServer(responder=lambda kind, session, body: reply()) as srv:
+        _rate(pack, srv)
+        sent = [r for r in srv.requests if r.kind == RATE_KIND]
+    assert sent and all((r.body["temperature"], r.body["top_p"]) == (0.0, 1.0) for r in sent)
+    places = {int(r.headers["x-curiosity-session"]): r.body["seed"] for r in sent}
+    assert places == {n: call_seed(0, "model:m1", n, RATE_KIND) for n in places}
+    records = [json.loads(line) for line in (pack / "ratings" / "model:m1.jsonl").open()]
+    kept = {r["by_model"]["sampling"]["seed"] for r in records}
+    assert kept == set(places.values())

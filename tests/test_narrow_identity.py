@@ -4,10 +4,8 @@ proposal; ``downgrades -h`` prints help."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,10 +21,8 @@ NARROW = (100, 30)
 
 
 @pytest.fixture(scope="module")
-def ws() -> Path:
-    root = Path(tempfile.gettempdir()) / "curiosity-tui-snapshots-narrow"
-    shutil.rmtree(root, ignore_errors=True)
-    return build_workspace(root / "example", markup=False)
+def ws(home: Path) -> Path:
+    return build_workspace(home / "example", markup=False)
 
 
 async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
@@ -109,3 +105,18 @@ def test_open_curator_name_is_checked(tmp_path: Path) -> None:
     r = _cli("open", str(tmp_path), env={"CURIOSITY_CURATOR": " "})
     assert r.returncode == 2 and "--curator-name" in r.stderr
     assert "--curator-name" in _cli("open", "-h").stdout
+
+
+def test_the_workspace_path_is_shown_under_home_as_tilde(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from curiosity_tui.screens.workspace import shown_root
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    assert shown_root(home / "lab" / "ws") == "~/lab/ws"
+    assert shown_root(home) == "~"
+    assert shown_root(tmp_path / "homework") == str(tmp_path / "homework")  # not a prefix match
+    assert shown_root(tmp_path / "elsewhere") == str(tmp_path / "elsewhere")
+    monkeypatch.setenv("HOME", "/")  # a home at the root: paths stay as they are
+    assert shown_root(tmp_path / "ws") == str(tmp_path / "ws")

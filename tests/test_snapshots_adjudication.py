@@ -7,7 +7,6 @@ raters, so that ids and paths on screen do not vary."""
 from __future__ import annotations
 
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -20,9 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def pack() -> Path:
-    dest = Path(tempfile.gettempdir()) / "curiosity-tui-snapshots-adjudication" / "example-pilot-01"
-    shutil.rmtree(dest.parent, ignore_errors=True)
+def pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    dest = tmp_path_factory.mktemp("adjudication") / "example-pilot-01"
     shutil.copytree(ROOT / "packs" / "example-pilot-01", dest)
     rate_two(dest)
     return dest

@@ -1,13 +1,13 @@
 """SVG snapshots of each app screen on a deterministic example workspace (cursor blink off).
 
 Update after an intended change with ``pytest tests/test_snapshots_app.py --snapshot-update``.
-The workspace is rebuilt at a fixed path so that paths shown on screen do not vary.
+The workspace is built in a fresh home directory (the ``home`` fixture), so the path shown on
+screen is ``~/example`` on every run.
 """
 
 from __future__ import annotations
 
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,10 +21,8 @@ SIZE = (130, 40)
 
 
 @pytest.fixture(scope="module")
-def ws() -> Path:
-    root = Path(tempfile.gettempdir()) / "curiosity-tui-snapshots"
-    shutil.rmtree(root, ignore_errors=True)
-    return build_workspace(root / "example")
+def ws(home: Path) -> Path:
+    return build_workspace(home / "example")
 
 
 async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
@@ -104,8 +102,7 @@ def test_snapshot_downgrades_and_form(snap_compare, ws: Path) -> None:  # type: 
 def test_snapshot_curator(snap_compare, ws: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from curiosity_tui.screens.curator import CuratorScreen
 
-    copy = Path(tempfile.gettempdir()) / "curiosity-tui-snapshots" / "curated"
-    shutil.rmtree(copy, ignore_errors=True)
+    copy = tmp_path / "curated"
     shutil.copytree(
         ws / "ledgers" / "example-pilot-02", copy, ignore=shutil.ignore_patterns("writer.lock")
     )

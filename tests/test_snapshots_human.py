@@ -6,8 +6,6 @@ Update after an intended change with ``pytest tests/test_snapshots_human.py --sn
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -20,11 +18,8 @@ from tests.keyburst import burst
 
 
 @pytest.fixture(scope="module")
-def ledger_path() -> Path:
-    root = Path(tempfile.gettempdir()) / "curiosity-tui-snapshots-human"
-    shutil.rmtree(root, ignore_errors=True)
-    root.mkdir(parents=True)
-    return build_after_model_session(root / "relay")
+def ledger_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_after_model_session(tmp_path_factory.mktemp("human") / "relay")
 
 
 def test_snapshot_human_session(snap_compare, ledger_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -5,7 +5,6 @@ Update after an intended change with ``pytest tests/test_snapshots_rating.py --s
 from __future__ import annotations
 
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,9 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def pack() -> Path:
-    dest = Path(tempfile.gettempdir()) / "curiosity-tui-snapshots-rating" / "example-pilot-02"
-    shutil.rmtree(dest.parent, ignore_errors=True)
+def pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    dest = tmp_path_factory.mktemp("rating") / "example-pilot-02"
     shutil.copytree(ROOT / "packs" / "example-pilot-02", dest)
     return dest
 

@@ -201,7 +201,7 @@ def boot_centres(
     configuration that appears in several comparisons is resampled once, identically."""
     x = np.asarray(values, dtype=float)
     idx = resample_index(config, len(x), n_boot, seed)
-    out = np.median(x[idx], axis=1) if aggregation == "median" else x[idx].mean(axis=1)
+    out: np.ndarray = np.median(x[idx], axis=1) if aggregation == "median" else x[idx].mean(axis=1)
     out.setflags(write=False)
     return out
 

@@ -17,7 +17,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 
 from curiosity_tui.analysis.plan import PlanError, load_plan
 from curiosity_tui.analysis.registry import Registry
@@ -25,6 +32,8 @@ from curiosity_tui.analysis.runstamps import RunStamp, earliest, scan_stamps
 from curiosity_tui.atomic import append_line_durable
 from curiosity_tui.clock import utc_now_seconds
 from curiosity_tui.errors import InputError
+from curiosity_tui.provenance import Provenance
+from curiosity_tui.provenance import current_dict as current_provenance_dict
 from curiosity_tui.textfiles import utf8_lines
 
 CHAIN_FILE = "prereg.jsonl"
@@ -58,6 +67,16 @@ class LockEntry(BaseModel):
     #: the plan's design analysis (``plan power --out``), locked with it; absent (None) on
     #: entries without one, and then left out of the hashed body (decision 426)
     design: dict[str, Any] | None = None
+    #: what wrote the entry (issue 23.3); in the hashed content, left out while unset so that
+    #: entries written before it hash as they did
+    provenance: Provenance | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if out.get("provenance", 0) is None:
+            del out["provenance"]
+        return out
 
     def short(self) -> str:
         return self.hash[:12]
@@ -218,6 +237,7 @@ def lock(
             "plan_text": text,
             "prev": prev,
             "hash": "",
+            "provenance": current_provenance_dict(),
         }
         if analysis is not None:
             fields["design"] = analysis

@@ -30,6 +30,7 @@ from curiosity_tui.analysis.registry import NAME_RE, Registry, default_registry
 from curiosity_tui.analysis.rundata import CELL_SEP
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger.models import ContractName
+from curiosity_tui.ledger.sampling_record import SamplingTable
 from curiosity_tui.runs.relay import RelayPlan
 
 RULE_KINDS = (
@@ -197,6 +198,12 @@ class PilotPlan(BaseModel):
     notes: str = ""
     #: which mind takes each session of every run (runs/relay.py); models only in a pilot
     relay: RelayPlan | None = None
+    #: temperature, top_p, seed and stop per call group (issue 23.1); None = the protocol's
+    #: defaults (ledger/sampling_record.py, docs/model-io.md)
+    sampling: SamplingTable | None = None
+    #: the model file the server runs (a path on the machine that runs the pilot): its sha256
+    #: goes into every run's endpoint record (issue 23.2); ``--model-file`` wins
+    model_file: str | None = Field(None, min_length=1)
     #: the blind pack the plan will build; checked at lock time (decision 441)
     pack: PackPlan | None = None
 

@@ -170,7 +170,8 @@ def _pilot_pools(
     if values.size < 2:
         return values
     sign = 1.0 if reg.get(metric).higher_is_better else -1.0
-    return sign * (values - values.mean())
+    centred: np.ndarray = sign * (values - values.mean())
+    return centred
 
 
 def design_analysis(

@@ -36,11 +36,13 @@ from curiosity_tui.analysis.report_tables import (
     sweep_md,
     tokens_md,
 )
+from curiosity_tui.analysis.run_conditions import conditions_section
 from curiosity_tui.analysis.rundata import RunData, load_runs
 from curiosity_tui.analysis.sweep import SweepResult, sweep_runs
 from curiosity_tui.analysis.tables import MetricsDoc, build, order_configs
 from curiosity_tui.analysis.verdict import VerdictReport, format_report, verdict_for
 from curiosity_tui.errors import CuriosityError, InputError
+from curiosity_tui.provenance import markdown_footer
 
 
 class AuditCounts(BaseModel):
@@ -351,6 +353,7 @@ def build_report(
         lines += ["### Differences (a − b of the means; 95% bootstrap interval, runs resampled)"]
         lines += ["", *diffs, ""]
     lines += _audit_section(runs)
+    lines += conditions_section(runs)  # sampling, server, tool (issue 23)
     lines += rating_sections(packs, run_dir, reg)
     lines += ["## Limits the data imposes", ""]
     lines += [f"- {x}" for x in limits(runs)]
@@ -387,6 +390,7 @@ def write_report(
     except OSError as err:
         raise InputError(f"{out_dir}: cannot create: {err.strerror or err}") from err
     text = build_report(run_dir, registry=registry, out_dir=out_dir, stem=md.stem, packs=packs)
+    text = text.rstrip("\n") + "\n\n" + markdown_footer()  # what produced it (issue 23.3)
     try:
         md.write_text(text, encoding="utf-8")
     except OSError as err:

@@ -24,6 +24,7 @@ from curiosity_tui.cli import (
     pack_cmds,
     pilot_cmds,
     plan_cmds,
+    provenance_cmds,
     relay_cmds,
     run_cmds,
     study_cmds,
@@ -48,6 +49,7 @@ COMMAND_MODULES = (
     analysis_cmds,
     attraction_cmds,
     keys_cmds,
+    provenance_cmds,
 )
 
 
@@ -110,8 +112,13 @@ INTERNAL_ERROR = 70
 assert INTERNAL_ERROR in EXIT_CODES
 
 
-def _one_line(text: str, width: int = 400) -> str:
-    """An error message as one line: newlines folded, control characters escaped."""
+def _one_line(text: str, width: int = 1000) -> str:
+    """An error message as one line: newlines folded, control characters escaped. A message
+    longer than ``width`` keeps its start (what and where) and its end (what to do), with
+    ``…`` between: long paths never cost the advice at the end."""
     flat = " ".join(text.split())
     flat = "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in flat)
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    if len(flat) <= width:
+        return flat
+    tail = (width - 1) // 3
+    return flat[: width - 1 - tail] + "…" + flat[len(flat) - tail :]

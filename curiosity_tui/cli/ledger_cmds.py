@@ -100,8 +100,15 @@ def _new(args: argparse.Namespace) -> int:
     for what, text in (("--seed", seed), ("the ledger's folder name", path.name)):
         if replace_unstorable(text)[1]:  # undecodable argv bytes arrive as lone surrogates
             raise InputError(f"{what} {text!r} is not valid UTF-8 text; nothing was created")
+    from curiosity_tui.ledger.sampling_record import SamplingTable
+
     meta = RunMeta(
-        name=path.name, seed=seed, config=config, contract=args.contract, curator=curator
+        name=path.name,
+        seed=seed,
+        config=config,
+        contract=args.contract,
+        curator=curator,
+        options={"sampling": SamplingTable().resolved().model_dump(mode="json")},
     )
     with Ledger.create(path, meta) as led:
         nodes = len(led.raw_nodes())

@@ -67,6 +67,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="run every plan run under this contract instead of the plan's; " + CONTRACT_HELP,
     )
+    pr.add_argument(
+        "--replay-from",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="re-run the plan answering every call from the ledgers of an earlier run of it in "
+        "DIR (its journals' replies, matched by exact request): no request reaches any model "
+        "(docs/model-io.md: what is compared)",
+    )
     endpoint_flags(pr)
     call_flags(pr)
     pr.set_defaults(handler=_pilot_run)
@@ -89,7 +98,9 @@ def _specs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
         return (
             plan,
             text,
-            _arm_specs(plan, args, pilot_options(lock_metadata(entry), args, plan.sessions)),
+            _arm_specs(
+                plan, args, pilot_options(lock_metadata(entry), args, plan.sessions, plan.sampling)
+            ),
         )
     specs = plan_runs(
         seed=plan.seed_question,
@@ -103,7 +114,7 @@ def _specs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
         curator_budget=plan.budgets.curator_completion_tokens
         or plan.budgets.session_completion_tokens,
         unregistered=args.unregistered,
-        options=pilot_options(lock_metadata(entry), args, plan.sessions),
+        options=pilot_options(lock_metadata(entry), args, plan.sessions, plan.sampling),
     )
     return plan, text, specs
 
@@ -147,6 +158,8 @@ def _pilot_run(args: argparse.Namespace) -> int:
         check_count(args.workers, flag="--workers", low=1, high=MAX_WORKERS)
     check_count(args.concurrency, flag="--concurrency", low=1, high=MAX_CONCURRENCY)
     plan, text, all_specs = _specs(args)
+    if getattr(args, "model_file", None) is None and plan.model_file:
+        args.model_file = Path(plan.model_file)  # hashed into the endpoint record
     specs = shard_of(all_specs, shard)
     if not specs:
         print(f"shard {shard.label}: no runs (the plan has {len(all_specs)})")
@@ -165,7 +178,10 @@ def _pilot_run(args: argparse.Namespace) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
         write_manifest(args.out, manifest)
 
-    results = _execute(args, plan, specs, workers, start)
+    if args.replay_from is not None:
+        results = _replay(args, plan, specs, start)
+    else:
+        results = _execute(args, plan, specs, workers, start)
     _finish_manifest(args.out, manifest, results, plan.sessions)
     failed = [(r.ledger, r.failed[0]) for r in results if r.failed]
     for name, (t, reason) in failed:
@@ -239,6 +255,7 @@ def _execute(
             from curiosity_tui.cli.relay_cmds import pilot_relay
 
             return pilot_relay(args, plan, specs, start, on)
+        assert client is not None  # only a relay plan runs without a client of its own
         overrides = call_overrides(args)
         caps = asyncio.run(_closing(client, probed(client, args)))  # before any run starts
         start()
@@ -249,6 +266,7 @@ def _execute(
                 endpoint_embeddings=embedder is not None,
                 endpoint=caps,
                 overrides=overrides,
+                reply_cache=not args.no_cache,
             )
             return run_pilot_workers(
                 specs,
@@ -273,10 +291,51 @@ def _execute(
                         progress=on,
                         overrides=overrides,
                         endpoint=caps,
+                        cache=not args.no_cache,
                     ),
                 )
             )
         )
+
+
+def _replay(args: argparse.Namespace, plan: Any, specs: list[Any], start: Any) -> list[Any]:
+    """``--replay-from DIR``: every run answered from its ledger in DIR, in this process, by a
+    client that has no server (a request with no recorded reply fails the call instead)."""
+    from curiosity_tui.cli.run_cmds import _closing, call_overrides
+    from curiosity_tui.modelio.client import ModelClient
+    from curiosity_tui.runs.runner import run_pilot
+
+    src: Path = args.replay_from
+    if not src.is_dir():
+        raise InputError(f"--replay-from {src}: no such directory")
+    if plan.relay is not None or getattr(args, "embedding_model", None):
+        raise InputError(
+            "--replay-from replays chat calls with the offline embedder: not with a relay or "
+            "--embedding-model"
+        )
+    missing = [s.name for s in specs if not (src / s.name / "journal.jsonl").is_file()]
+    if missing:
+        raise InputError(f"--replay-from {src}: no ledger for run {missing[0]}")
+    if args.out.resolve() == src.resolve():
+        raise InputError("--replay-from: write the replay to another --out than DIR")
+    start()
+    client = ModelClient(base_url="http://replay.invalid/v1", api_key="replay", model=plan.model)
+    results = asyncio.run(
+        _closing(
+            client,
+            run_pilot(
+                specs,
+                args.out,
+                client,
+                sessions=plan.sessions,
+                concurrency=args.concurrency,
+                overrides=call_overrides(args),
+                replay_from=src,
+            ),
+        )
+    )
+    print(f"replayed from {src}: no request was sent")
+    return list(results)
 
 
 def _pilot_status(args: argparse.Namespace) -> int:

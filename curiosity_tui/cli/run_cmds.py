@@ -58,6 +58,13 @@ def _capability_flags(g: argparse._ArgumentGroup) -> None:
         "--context-window", type=int, help="the server's context in tokens, if it does not say"
     )
     g.add_argument(
+        "--model-file",
+        type=Path,
+        default=None,
+        help="the model file the server runs (e.g. the GGUF): its sha256 goes into the "
+        "endpoint record, and a different file between sessions is recorded as a server change",
+    )
+    g.add_argument(
         "--embedding-fallback",
         choices=["none", "offline"],
         default="none",
@@ -102,6 +109,7 @@ def endpoint_options(args: argparse.Namespace) -> Any:
         embedding_model=getattr(args, "embedding_model", None),
         embedding_fallback=getattr(args, "embedding_fallback", "none"),
         context_window=getattr(args, "context_window", None),
+        model_file=getattr(args, "model_file", None),
     )
 
 
@@ -125,6 +133,21 @@ def call_flags(p: argparse.ArgumentParser) -> None:
         help="completion-token cap of one call kind: candidate (260), judge (500), checker (350), "
         "deliverable (default: what is left of the session budget; also A's answer and B's "
         "self-ask), curator (the curator budget); repeat for several",
+    )
+    g.add_argument(
+        "--sampling",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a sampling value over the plan's [sampling] table (or the ledger's): seed=7, "
+        "temperature=0.5, candidate.top_p=0.9, judge.temperature=server-default, "
+        'checker.stop=["END"]; repeat for several (docs/model-io.md)',
+    )
+    g.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="a resumed session asks the model again for every call, instead of reusing the "
+        "replies its killed or failed attempt already got (docs/model-io.md)",
     )
     g.add_argument(
         "--schema-dialect",
@@ -153,6 +176,30 @@ def call_overrides(args: argparse.Namespace) -> dict[str, Any]:
     out["schema_dialect"] = getattr(args, "schema_dialect", None)
     out["context_window"] = getattr(args, "context_window", None)
     return {k: v for k, v in out.items() if v is not None}
+
+
+def sampling_table(args: argparse.Namespace, base: Any) -> Any:
+    """``base`` (a plan's or a ledger's SamplingTable; None: the protocol's) with the
+    ``--sampling`` flags applied, resolved per group. One line naming the flag if bad."""
+    import tomllib
+
+    from pydantic import ValidationError
+
+    from curiosity_tui.ledger.sampling_record import SERVER_DEFAULT, SamplingTable
+
+    table = base if base is not None else SamplingTable()
+    for item in getattr(args, "sampling", None) or []:
+        key, sep, raw = item.partition("=")
+        key, raw = key.strip(), raw.strip()
+        try:
+            value = SERVER_DEFAULT if raw == SERVER_DEFAULT else tomllib.loads(f"v = {raw}")["v"]
+            if not sep or not key:
+                raise ValueError("use KEY=VALUE")
+            table = table.with_override(key, value)
+        except (tomllib.TOMLDecodeError, ValueError, ValidationError) as err:
+            why = err.errors()[0]["msg"] if isinstance(err, ValidationError) else str(err)
+            raise InputError(f"--sampling {item!r}: {why}") from None
+    return table.resolved()
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -358,6 +405,10 @@ def _run(args: argparse.Namespace) -> int:
     from curiosity_tui.runs.runner import endpoint_overrides, run_ledger
 
     overrides = call_overrides(args)
+    if getattr(args, "sampling", None):  # over the ledger's table, recorded on every call
+        from curiosity_tui.modelio.sampling import table_of_options
+
+        overrides["sampling"] = sampling_table(args, table_of_options(meta.options))
     with model_client(args, meta.model) as client, Ledger.open(args.ledger, write=True) as led:
         if led.recovered:
             print(f"{args.ledger}: {led.recovered}", file=sys.stderr)
@@ -374,6 +425,7 @@ def _run(args: argparse.Namespace) -> int:
                     led.meta, **{**endpoint_overrides(caps, led.meta), **overrides}
                 ),
                 endpoint=caps,
+                cache=not args.no_cache,
             )
 
         result = asyncio.run(_closing(client, work()))
@@ -394,12 +446,14 @@ def report_outcome(path: Path, result: Any) -> int:
 
 
 def pilot_options(
-    options: dict[str, Any], args: argparse.Namespace, sessions: int
+    options: dict[str, Any], args: argparse.Namespace, sessions: int, sampling: Any = None
 ) -> dict[str, Any]:
-    """A pilot run's RunMeta.options: the lock, the sessions planned per run, and ``scripted``
-    when the replies come from the built-in scripted server (analysis and packs read both)."""
+    """A pilot run's RunMeta.options: the lock, the sessions planned per run, its sampling
+    (the plan's ``[sampling]`` with ``--sampling``, resolved), and ``scripted`` when the replies
+    come from the built-in scripted server (analysis and packs read both)."""
     out = dict(options)
     out["planned_sessions"] = sessions
+    out["sampling"] = sampling_table(args, sampling).model_dump(mode="json")
     if getattr(args, "scripted", False):
         out["scripted"] = True
     return out

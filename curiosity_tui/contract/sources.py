@@ -80,7 +80,7 @@ def _read_regular_file(path: Path) -> bytes:
 def read_stored_source(ledger_path: Path, src: dict[str, Any]) -> str:
     """A stored source's text, checked against its sha256 (the id). A missing, unreadable or
     altered file raises TransitionError: a match against it would verify nothing."""
-    path = Path(ledger_path) / src["path"]
+    path: Path = Path(ledger_path) / src["path"]
     try:
         data = path.read_bytes()
     except OSError as err:

@@ -97,10 +97,10 @@ def _before(led: Ledger, seq: int, node: str) -> dict[str, Any]:
 
 def _still_shows(act: CuratorAction, now: dict[str, Any]) -> bool:
     if act.action == "priority":
-        return now.get("curator_priority") == act.value
+        return bool(now.get("curator_priority") == act.value)
     if act.action == "merge":
-        return now["status"] == "merged" and now.get("merged_into") == act.value
-    return now["status"] == ("archived" if act.action == "archive" else "open")
+        return bool(now["status"] == "merged" and now.get("merged_into") == act.value)
+    return bool(now["status"] == ("archived" if act.action == "archive" else "open"))
 
 
 def revert(led: Ledger, seq: int, reason: str, actor: str) -> CuratorAction:

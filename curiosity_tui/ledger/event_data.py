@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from curiosity_tui.ledger.endpoint_record import EndpointCapabilities
+from curiosity_tui.ledger.endpoint_record import EndpointCapabilities, ServerChange
 from curiosity_tui.ledger.models import (
     Downgrade,
     EvidenceRecord,
@@ -180,4 +180,8 @@ class BatchCommitted(_Data):
 
 
 class EndpointProbed(EndpointCapabilities):
+    pass
+
+
+class ServerChanged(ServerChange):
     pass

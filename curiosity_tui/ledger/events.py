@@ -79,6 +79,9 @@ from curiosity_tui.ledger.event_data import (
     ReturnConditionSet as ReturnConditionSet,
 )
 from curiosity_tui.ledger.event_data import (
+    ServerChanged as ServerChanged,
+)
+from curiosity_tui.ledger.event_data import (
     SessionCommitted as SessionCommitted,
 )
 from curiosity_tui.ledger.event_data import (
@@ -277,8 +280,9 @@ def _rc_revised(
     n["requirement_counter"] = max(n["requirement_counter"], _max_req([r["id"] for r in rfs]))
 
 
-def _requirement(n: dict, rid: str, seq: int) -> dict:
+def _requirement(n: dict[str, Any], rid: str, seq: int) -> dict[str, Any]:
     rc = n["return_condition"]
+    r: dict[str, Any]
     for r in rc["required_facts"] if rc else []:
         if r["id"] == rid:
             return r
@@ -571,6 +575,21 @@ def _endpoint_probed(
     if st.meta is None:
         raise CorruptLedgerError(f"event seq {seq}: endpoint_probed before ledger_created", seq=seq)
     st.meta = {**st.meta, "endpoint": dict(d)}
+
+
+@_kind(
+    "server_changed",
+    ServerChanged,
+    "What the server says it is (model, build, template, model file) changed between two "
+    "sessions of the run; kept in run metadata.",
+    needs_node=False,
+)
+def _server_changed(
+    st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data
+) -> None:
+    if st.meta is None:
+        raise CorruptLedgerError(f"event seq {seq}: server_changed before ledger_created", seq=seq)
+    st.meta = {**st.meta, "server_changes": [*st.meta.get("server_changes", []), dict(d)]}
 
 
 COMMIT_MARKERS = frozenset({"session_committed", "batch_committed"})

@@ -181,7 +181,8 @@ class NodeHasher:
             self._tails[nid] = tail
         out = h.copy()
         out.update(tail[1])
-        return out.hexdigest()
+        digest: str = out.hexdigest()
+        return digest
 
 
 #: which fields of which dirty node may have changed since its last snapshot (replay)

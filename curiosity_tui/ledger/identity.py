@@ -19,8 +19,9 @@ from typing import Any
 from curiosity_tui.errors import CorruptLedgerError
 from curiosity_tui.ledger.journal import GENESIS, JOURNAL_FILE, decode_line
 
-#: keys of the run metadata that later events may change (everything else is fixed at creation)
-MUTABLE_KEYS = frozenset({"endpoint"})
+#: keys of the run metadata that later events may change (everything else is fixed at creation):
+#: the latest endpoint probe, and the server changes between sessions (issue 23.2)
+MUTABLE_KEYS = frozenset({"endpoint", "server_changes"})
 
 
 def created_data(directory: Path) -> dict[str, Any]:

@@ -54,6 +54,7 @@ from curiosity_tui.ledger.store import (
     read_head_quiet,
     row_line,
 )
+from curiosity_tui.provenance import current as current_provenance
 
 __all__ = [  # the names callers have imported from here since before the split
     "FORMAT",
@@ -127,6 +128,8 @@ class Ledger:
         led._store = ProjectionStore(p)
         if not meta.created_at:
             meta = meta.model_copy(update={"created_at": led.clock()})
+        if meta.provenance is None:  # what created it (issue 23.3)
+            meta = meta.model_copy(update={"provenance": current_provenance()})
         with led.batch(session=0, marker="batch_committed", label="create") as b:
             b.emit(LedgerCreated.model_validate(meta.model_dump(mode="json")), actor=actor)
             if meta.config not in ("A", "B"):
@@ -626,7 +629,8 @@ class Ledger:
         src = self._fold.sources.get(source_id)
         if src is None:
             raise TransitionError(f"unknown source {source_id!r}")
-        return (self.path / src["path"]).read_text(encoding="utf-8")
+        path: Path = self.path / src["path"]
+        return path.read_text(encoding="utf-8")
 
     def delete(self) -> None:  # pragma: no cover - convenience for scripts
         self.close()

@@ -21,7 +21,9 @@ from pydantic import (
 
 from curiosity_tui.contract_switches import canonical_name
 from curiosity_tui.errors import InputError
-from curiosity_tui.ledger.endpoint_record import EndpointCapabilities
+from curiosity_tui.ledger.endpoint_record import EndpointCapabilities, ServerChange
+from curiosity_tui.ledger.sampling_record import CallSampling
+from curiosity_tui.provenance import Provenance
 
 NodeStatus = Literal["open", "dormant", "closed", "archived", "merged"]
 RequirementStatus = Literal["unchecked", "satisfied", "not_satisfied", "waived"]
@@ -170,12 +172,21 @@ class RunMeta(_Record):
     #: the latest endpoint probe (``endpoint_probed`` events, not fixed at creation); left out
     #: of the dump while unset, so ``ledger_created`` data is as before it was declared
     endpoint: EndpointCapabilities | None = None
+    #: what created the ledger (issue 23.3: tool, git commit, packages, platform); left out of
+    #: the dump while unset, so older ``ledger_created`` data is as it was
+    provenance: Provenance | None = None
+    #: ``server_changed`` events: the server said something else about itself between two
+    #: sessions (issue 23.2); left out of the dump while empty
+    server_changes: list[ServerChange] = Field(default_factory=list)
 
     @model_serializer(mode="wrap")
     def _omit_unset_endpoint(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         out: dict[str, Any] = handler(self)
-        if out.get("endpoint", 0) is None:
-            del out["endpoint"]
+        for name in ("endpoint", "provenance"):
+            if out.get(name, 0) is None:
+                del out[name]
+        if out.get("server_changes") == []:
+            del out["server_changes"]
         return out
 
 
@@ -193,6 +204,14 @@ class Event(BaseModel):
     data: dict[str, Any]
     prev: str
     hash: str
+
+
+class CachedFrom(_Record):
+    """The call a cached reply came from (issue 23.5): its request digest and its times."""
+
+    request_sha256: str
+    started_at: str | None = None
+    ended_at: str | None = None
 
 
 class CallRecord(_Record):
@@ -244,6 +263,34 @@ class CallRecord(_Record):
         default=None,
         description="Structured calls: the per-call schema's dialect ('strict' or 'full'), if one was sent.",
     )
+    sampling: CallSampling | None = Field(
+        default=None,
+        description="Chat calls of a run: the temperature, top_p, seed and stop it was sent "
+        "with ('server-default': not sent; refused: rejected by the server). Null on calls "
+        "recorded before sampling was (issue 23).",
+    )
+    response_model: str | None = Field(
+        default=None, description="The model the reply says produced it (its 'model' field)."
+    )
+    system_fingerprint: str | None = Field(
+        default=None, description="The reply's system_fingerprint, where the server sends one."
+    )
+    request_sha256: str | None = Field(
+        default=None,
+        description="sha256 of the request body as canonical JSON: equal digests, equal "
+        "requests (issue 23.5: the reply cache and --replay-from match on it).",
+    )
+    cached: bool = Field(
+        default=False,
+        description="Answered from a recorded reply (a resumed session, or a replay), not sent.",
+    )
+    cached_from: CachedFrom | None = None
+    started_at: str | None = Field(
+        default=None, description="When the call began (UTC, microseconds; issue 23.4)."
+    )
+    ended_at: str | None = Field(
+        default=None, description="When its last reply or failure came back (UTC, microseconds)."
+    )
     earlier: list[CallRecord] = Field(
         default_factory=list,
         exclude=True,
@@ -252,11 +299,23 @@ class CallRecord(_Record):
 
     @model_serializer(mode="wrap")
     def _omit_unset_limits(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # max_tokens / schema_dialect are written only when set: older records dump as before.
+        # written only when set: older records dump as before.
         out: dict[str, Any] = handler(self)
-        for name in ("max_tokens", "schema_dialect"):
+        for name in (
+            "max_tokens",
+            "schema_dialect",
+            "sampling",
+            "response_model",
+            "system_fingerprint",
+            "request_sha256",
+            "cached_from",
+            "started_at",
+            "ended_at",
+        ):
             if name in out and out[name] is None:
                 del out[name]
+        if out.get("cached") is False:
+            del out["cached"]
         return out
 
 
@@ -307,6 +366,7 @@ _OMIT_WHEN_UNSET: dict[str, Any] = {
     "tension": None,
     "closure": None,
     "mind": None,
+    "provenance": None,
 }
 
 
@@ -343,6 +403,8 @@ class SessionRecord(_Record):
     tension: TensionTerms | None = None  # protocol sessions only
     closure: SessionClosure | None = None  # ANSWER decisions only
     mind: Mind | None = None  # who took the session (relay runs; unset before issue 15)
+    #: what ran the session, when it differs from what created the ledger (issue 23.3)
+    provenance: Provenance | None = None
 
     @model_serializer(mode="wrap")
     def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:

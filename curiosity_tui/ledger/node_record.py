@@ -33,7 +33,8 @@ def pulse(node: NodeLike) -> int:
 
 def last_touch(node: NodeLike) -> int:
     res = node["resurfaced"]
-    return max(node["created"], res[-1]) if res else node["created"]
+    created: int = node["created"]
+    return max(created, res[-1]) if res else created
 
 
 __all__ = ["NOT_LIVE", "NodeLike", "is_live", "last_touch", "pulse"]

@@ -31,7 +31,7 @@ def resurface(batch: Batch, node: str, how: ResurfaceHow, actor: str) -> bool:
     n = batch.node(node)
     if n["status"] in NOT_LIVE:
         raise TransitionError(f"{node} is {n['status']} and cannot be resurfaced")
-    revived = n["status"] == "dormant"
+    revived: bool = n["status"] == "dormant"
     if revived:
         batch.emit(StatusChanged(to="open", reason=REVIVED_REASON), node=node, actor=actor)
     batch.emit(QuestionResurfaced(how=how), node=node, actor=actor)

@@ -120,7 +120,7 @@ class CallSpec:
         """The schema to send (a fresh dict): the model's, refs inlined, the rules applied."""
         if dialect not in DIALECTS:
             raise ValueError(f"unknown schema dialect {dialect!r} (use one of {list(DIALECTS)})")
-        schema = _copy_tree(_template(self.model, dialect))
+        schema: dict[str, Any] = _copy_tree(_template(self.model, dialect))
         for rule in self.rules:
             for node in _schema_nodes(schema, rule.path):
                 _apply(node, rule, dialect)

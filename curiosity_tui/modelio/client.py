@@ -46,10 +46,17 @@ from typing import Any, Literal, TypeVar
 import openai
 from pydantic import BaseModel, ValidationError
 
+from curiosity_tui.clock import utc_now_micro
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger.models import CallRecord
 from curiosity_tui.modelio import retry as rt
 from curiosity_tui.modelio import wire
+from curiosity_tui.modelio.chat_call import (
+    call_record,
+    chat_body,
+    prepare_body,
+    reply_identity,
+)
 from curiosity_tui.modelio.json_reply import (
     describe_validation_error,
     longest_string,
@@ -61,7 +68,9 @@ from curiosity_tui.modelio.json_reply import (
     with_schema_in_last_user_turn,
 )
 from curiosity_tui.modelio.openai_clients import close_clients, openai_client, pool_key
+from curiosity_tui.modelio.reply_cache import REPLAY_MISS, answer_current, keep_accepted
 from curiosity_tui.modelio.run_context import run_headers
+from curiosity_tui.modelio.sampling import call_sampling, note_refusal
 from curiosity_tui.textsafe import replace_unstorable, replace_unstorable_in_json
 
 T = TypeVar("T")
@@ -89,11 +98,6 @@ class ModelConfigError(CuriosityError):
     """The model endpoint is not configured well enough to make the call."""
 
 
-def render_messages(messages: Sequence[dict[str, str]]) -> str:
-    """The deterministic text form of a message list, stored as ``request_text``."""
-    return "\n\n".join(f"[{m.get('role', '')}]\n{m.get('content', '')}" for m in messages)
-
-
 def _post_chat(
     oa: openai.AsyncOpenAI,
     model: str,
@@ -107,8 +111,7 @@ def _post_chat(
     for the same wire request (``kwargs``: the token limit and ``extra_body``), openai's
     errors. The reply comes back as parsed JSON (``cast_to=object``), read by
     ``wire.reply_fields_of_json``."""
-    extra = dict(kwargs)
-    body = {"model": model, "messages": messages, **extra.pop("extra_body", {}), **extra}
+    body = chat_body(model, messages, kwargs)
     options: Any = {"headers": headers, "timeout": timeout}
     return oa.post("/chat/completions", cast_to=object, body=body, options=options)
 
@@ -175,6 +178,7 @@ class ModelClient:
             max_retry_after_s=max_retry_after_s,
             retry_timeouts=retry_timeouts,
         )
+        self.refused_sampling: dict[str, str] = {}  # parameter -> the server's 400 (sampling.py)
         self.server_slots: int | None = None  # from the endpoint probe; 1 = one request at a time
         self.context_window: int | None = None  # tokens, where the server or a flag says
         self.max_reply_bytes = max_reply_bytes
@@ -313,20 +317,24 @@ class ModelClient:
         wire: dict[str, Any] | None = None,
         dialect: str | None = None,
     ) -> tuple[str, CallRecord]:
-        # ~80 lines, kept whole on purpose: one loop holds the call's three fall-backs (HTTP
-        # retries, json_schema -> json_object, max_tokens -> max_completion_tokens) and the one
-        # record every outcome leaves; the request and reply halves are _request and _reply.
+        # kept whole on purpose: one loop, every fall-back, one record (halves: _request, _reply)
         fmt = self._format_for(schema)
         common: dict[str, Any] = dict(
             kind=kind, model=self.model, session=session, internal=internal, repair=repair
         )
         common.update(max_tokens=max_tokens, schema_dialect=dialect if wire is not None else None)
+        common.update(started_at=utc_now_micro())
+        sampled = call_sampling(kind, session, set(self.refused_sampling))
         start = time.perf_counter()
         retries = 0
         fell_back = False
         waits: list[float] = []
         while True:
             sent, kwargs = self._request(messages, max_tokens, schema, fmt, wire)
+            prepare_body(self.model, kwargs, sent, sampled, common)
+            hit = self._from_cache(common, prior, repair)  # a resumed session or a replay
+            if hit is not None:
+                return hit
             oa = self._client()
 
             def make(
@@ -348,6 +356,11 @@ class ModelClient:
             except _Exhausted as ex:
                 retries += ex.retries
                 exc = ex.exc
+                text = self._redact(self._describe(exc)[1])
+                if note_refusal(self.refused_sampling, exc, text, sampled):  # not sent again
+                    sampled = call_sampling(kind, session, set(self.refused_sampling))
+                    retries += 1
+                    continue
                 if may_fall_back and self._is_format_refusal(exc, unknown=negotiating):
                     fmt, fell_back, retries = "json_object", True, retries + 1
                     continue
@@ -361,14 +374,7 @@ class ModelClient:
                 ):
                     self.token_param, retries = "max_completion_tokens", retries + 1
                     continue
-                record = CallRecord(
-                    **common,
-                    latency_s=time.perf_counter() - start,
-                    retries=retries,
-                    waited_s=round(sum(waits), 3),
-                    request_text=render_messages(sent),
-                    response_format=fmt,
-                )
+                record = call_record(common, start, retries, waits, sent, fmt)
                 self.calls.append(record)
                 code, text = self._describe(exc)
                 if ex.note:
@@ -378,15 +384,22 @@ class ModelClient:
             self.json_schema_supported = False  # negotiated once, for the client's lifetime
         elif fmt == "json_schema":
             self.json_schema_supported = True
-        record = CallRecord(
-            **common,
-            latency_s=time.perf_counter() - start,
-            retries=retries,
-            waited_s=round(sum(waits), 3),
-            request_text=render_messages(sent),
-            response_format=fmt,
-        )
-        return self._reply(response, record, prior)
+        record = call_record(common, start, retries, waits, sent, fmt)
+        content, record = self._reply(response, record, prior)
+        keep_accepted(session, [record] if schema is None else [])  # free text: as it came
+        return content, record
+
+    def _from_cache(
+        self, common: dict[str, Any], prior: Sequence[CallRecord], repair: bool
+    ) -> tuple[str, CallRecord] | None:
+        """The recorded reply to this request (reply_cache.py); a replay's miss fails the call."""
+        record = answer_current(common, repair=repair)
+        if record is None:
+            return None
+        self.calls.append(record)
+        if record.cached:
+            return record.response_text, record
+        raise self._fail(record, "replay_miss", REPLAY_MISS, [*prior, record])
 
     def _format_for(self, schema: type[BaseModel] | None) -> str | None:
         """The response format a call with ``schema`` uses now (None: free text)."""
@@ -450,6 +463,7 @@ class ModelClient:
         record.completion_tokens = fields.completion_tokens
         record.finish_reason = fields.finish_reason
         record.response_text = content
+        record.response_model, record.system_fingerprint = reply_identity(response)  # 23.2
         if refusal and not fields.content:
             record.refusal = True
         self.calls.append(record)
@@ -483,11 +497,12 @@ class ModelClient:
         schema: type[BaseModel],
         max_tokens: int,
         object_schema: bool = False,
+        extra: dict[str, Any] | None = None,
     ) -> tuple[str, float, str | None]:
-        """One probe request in response format ``fmt`` (the endpoint probe's trial): the
-        reply text, seconds taken and finish reason. No record is kept; a 500 is not retried (it is the
-        answer). Raises :class:`ModelCallError` with the failure's code."""
+        """One probe request in format ``fmt`` (``extra``: the sampling trial's): reply text, seconds,
+        finish reason. No record; a 500 is not retried (it is the answer). ModelCallError."""
         sent, kwargs = self._request(messages, max_tokens, schema, fmt, object_schema=object_schema)
+        kwargs.update(extra or {})
         oa = self._client()
         start = time.perf_counter()
 
@@ -495,7 +510,7 @@ class ModelClient:
             return oa.chat.completions.create(
                 model=self.model,
                 messages=sent,  # type: ignore[arg-type]
-                extra_headers=self._headers("probe", 0),
+                extra_headers=self._headers("probe-sampling" if extra else "probe", 0),
                 timeout=self.timeout_s,
                 **kwargs,
             )
@@ -594,6 +609,7 @@ class ModelClient:
                         if validator is not None:
                             validator(value)
                         record.earlier = records[:-1]
+                        keep_accepted(session, records)  # for a resume, with its repair
                         return value, record
                     except ValidationError as exc:
                         problem = describe_validation_error(exc)
@@ -633,6 +649,7 @@ class ModelClient:
             internal=True,
             request_text=json.dumps(request, ensure_ascii=False),
             response_format="embeddings",
+            started_at=utc_now_micro(),
         )
         if not request:
             return [], record
@@ -654,6 +671,7 @@ class ModelClient:
             record.retries = ex.retries
             record.waited_s = round(sum(waits), 3)
             record.latency_s = time.perf_counter() - start
+            record.ended_at = utc_now_micro()
             self.calls.append(record)
             code, text = self._describe(ex.exc)
             if ex.note:
@@ -662,6 +680,7 @@ class ModelClient:
         record.retries = retries
         record.waited_s = round(sum(waits), 3)
         record.latency_s = time.perf_counter() - start
+        record.ended_at = utc_now_micro()
         data = sorted(response.data, key=lambda d: d.index)
         vectors = [list(map(float, d.embedding)) for d in data]
         if len(vectors) != len(request):

@@ -56,7 +56,8 @@ def l2_normalise(matrix: NDArray[np.floating]) -> Matrix:
     if m.ndim != 2:
         raise ValueError(f"expected a 2-d array of vectors, got shape {m.shape}")
     norms = np.linalg.norm(m, axis=1, keepdims=True)
-    return np.divide(m, norms, out=np.zeros_like(m), where=norms > 0)
+    unit: Matrix = np.divide(m, norms, out=np.zeros_like(m), where=norms > 0)
+    return unit
 
 
 class TfidfEmbedder:
@@ -100,7 +101,7 @@ class TfidfEmbedder:
         from sklearn.feature_extraction.text import TfidfVectorizer
 
         vectorizer = TfidfVectorizer(
-            analyzer=self.analyzer,  # type: ignore[arg-type]
+            analyzer=self.analyzer,
             ngram_range=self.ngram_range,
             lowercase=True,
             norm="l2",

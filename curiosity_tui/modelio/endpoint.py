@@ -22,7 +22,10 @@ that works around it.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
@@ -34,13 +37,15 @@ from curiosity_tui.ledger.endpoint_record import (
     EndpointCapabilities,
     FormatChoice,
     FormatTrial,
+    ModelFile,
     ResponseFormat,
     TrialOutcome,
 )
-from curiosity_tui.ledger.events import EndpointProbed
+from curiosity_tui.ledger.events import EndpointProbed, ServerChanged
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.modelio.client import ModelCallError, ModelClient
 from curiosity_tui.modelio.json_reply import parse_json_object
+from curiosity_tui.modelio.sampling import refused_param
 
 __all__ = [
     "EndpointCapabilities",
@@ -90,6 +95,7 @@ class EndpointOptions:
     embedding_model: str | None = None
     embedding_fallback: Literal["none", "offline"] = "none"
     context_window: int | None = None
+    model_file: Path | None = None  # its sha256 goes into the record (issue 23.2)
 
 
 def _root_url(base_url: str | None) -> str | None:
@@ -116,12 +122,15 @@ async def _server_info(client: ModelClient, caps: EndpointCapabilities) -> None:
         n_ctx = _int(props["default_generation_settings"].get("n_ctx"))
         if n_ctx:
             caps.context_window, caps.context_source = n_ctx, "props"
+        caps.sampling_defaults = _sampling_defaults(props["default_generation_settings"])
+        caps.server_props = _props_identity(props)
     models = await client.get_json("models")
     data = models.get("data") if isinstance(models, dict) else None
     if isinstance(data, list):
         entries = [d for d in data if isinstance(d, dict)]
         caps.model_listed = any(d.get("id") == client.model for d in entries)
         mine = next((d for d in entries if d.get("id") == client.model), None)
+        caps.listed_model = _listed(mine)
         if mine is not None and caps.context_window is None:
             raw_meta = mine.get("meta")
             meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
@@ -135,6 +144,109 @@ async def _server_info(client: ModelClient, caps: EndpointCapabilities) -> None:
                 if window:
                     caps.context_window, caps.context_source = window, "models"
                     break
+
+
+SAMPLING_KEYS = (
+    "temperature",
+    "top_p",
+    "top_k",
+    "min_p",
+    "typical_p",
+    "repeat_penalty",
+    "presence_penalty",
+    "frequency_penalty",
+    "seed",
+    "n_predict",
+    "stop",
+    "samplers",
+)
+"""The sampling values of llama.cpp's ``default_generation_settings`` the record keeps."""
+
+
+_MAX_LISTED_BYTES = 4096
+
+
+def _props_identity(props: dict[str, Any]) -> dict[str, Any]:
+    """What llama.cpp's /props says it runs (issue 23.2): the model file's path, the build, a
+    hash of the chat template (the template itself is kilobytes; the hash tells two apart),
+    the context and the slots."""
+    out: dict[str, Any] = {}
+    for key in ("model_path", "build_info"):
+        if isinstance(props.get(key), str):
+            out[key] = props[key][:500]
+    template = props.get("chat_template")
+    if isinstance(template, str):
+        out["chat_template_sha256"] = hashlib.sha256(
+            template.encode("utf-8", "replace")
+        ).hexdigest()
+        out["chat_template_chars"] = len(template)
+    settings = props.get("default_generation_settings") or {}
+    for key, value in (("n_ctx", settings.get("n_ctx")), ("total_slots", props.get("total_slots"))):
+        if _int(value):
+            out[key] = value
+    return out
+
+
+def _listed(entry: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The model's /v1/models entry as stored: whole when small, else its id and owner only."""
+    if entry is None:
+        return None
+    text = json.dumps(entry, ensure_ascii=False, sort_keys=True, default=str)
+    if len(text) <= _MAX_LISTED_BYTES:
+        return dict(json.loads(text))
+    return {k: entry.get(k) for k in ("id", "owned_by", "created") if k in entry}
+
+
+def model_file_record(path: Path) -> ModelFile:
+    """The sha256 of a model file (``--model-file``), read in 1 MiB blocks; one line if it
+    cannot be read."""
+    digest = hashlib.sha256()
+    size = 0
+    try:
+        with path.open("rb") as f:
+            while block := f.read(1 << 20):
+                digest.update(block)
+                size += len(block)
+    except OSError as err:
+        raise EndpointUnusable(f"--model-file {path}: cannot read: {err.strerror or err}") from None
+    return ModelFile(path=str(path), bytes=size, sha256=digest.hexdigest())
+
+
+def _sampling_defaults(settings: dict[str, Any]) -> dict[str, Any] | None:
+    """The sampling defaults llama.cpp reports (at the top of ``default_generation_settings``
+    in older builds, under its ``params`` in newer ones); None when it reports none."""
+    params = settings.get("params")
+    source = params if isinstance(params, dict) else settings
+    found = {k: source[k] for k in SAMPLING_KEYS if k in source}
+    return found or None
+
+
+_SAMPLING_TRIAL = {"temperature": 0.0, "top_p": 1.0, "seed": 1}
+_SAMPLING_TRIAL_TOKENS = 16
+
+
+async def _sampling(client: ModelClient, caps: EndpointCapabilities) -> None:
+    """Does the server take temperature, top_p and seed? One small request with all three; a
+    400/422 naming one records it as refused (the run's calls then leave it out, each saying
+    so) and the request goes again without it. Other failures say nothing about sampling."""
+    sent = dict(_SAMPLING_TRIAL)
+    while sent:
+        try:
+            await client.probe_chat(
+                messages=_PROBE_MESSAGES,
+                fmt="prompt",
+                schema=ProbeReply,
+                max_tokens=_SAMPLING_TRIAL_TOKENS,
+                extra=sent,  # kind probe-sampling
+            )
+        except ModelCallError as err:
+            name = refused_param(err.reason, sent) if err.code in ("http_400", "http_422") else None
+            if name is None:
+                return
+            caps.refused_sampling[name] = err.reason[:300]
+            del sent[name]
+            continue
+        return
 
 
 async def _trial(
@@ -213,10 +325,10 @@ async def _formats(client: ModelClient, caps: EndpointCapabilities, choice: Form
     for fmt in ("json_schema", "json_object"):
         if fmt == "json_object" and await _object_schema(client, caps):
             return
-        trial = await _trial(client, fmt)  # type: ignore[arg-type]
+        trial = await _trial(client, fmt)
         caps.trials.append(trial)
         if trial.outcome == "honoured":
-            caps.response_format = fmt  # type: ignore[assignment]
+            caps.response_format = fmt
             return
     trial = await _trial(client, "prompt")
     caps.trials.append(trial)
@@ -283,6 +395,8 @@ async def probe_endpoint(client: ModelClient, opts: EndpointOptions) -> Endpoint
         embedding_fallback=opts.embedding_fallback,
     )
     saved = client.response_format
+    if opts.model_file is not None:
+        caps.model_file = model_file_record(opts.model_file)
     await _server_info(client, caps)
     if opts.context_window:
         caps.context_window, caps.context_source = opts.context_window, "flag"
@@ -291,6 +405,8 @@ async def probe_endpoint(client: ModelClient, opts: EndpointOptions) -> Endpoint
         caps.schema_dialect = await _dialect(client, caps)
     finally:
         client.response_format = saved
+    if caps.response_format is not None:
+        await _sampling(client, caps)
     if opts.embedding_model:
         await _embeddings(client, caps, opts.embedding_model)
         if caps.embeddings == "served":
@@ -330,6 +446,7 @@ def apply_capabilities(client: ModelClient, caps: EndpointCapabilities) -> None:
         client.json_object_schema = caps.json_object_schema
     client.server_slots = caps.slots
     client.context_window = caps.context_window
+    client.refused_sampling.update(caps.refused_sampling)
 
 
 async def prepare_endpoint(client: ModelClient, opts: EndpointOptions) -> EndpointCapabilities:
@@ -347,6 +464,9 @@ def record_endpoint(led: Ledger, caps: EndpointCapabilities) -> bool:
     written. A batch of its own (``batch_committed``), before the next session."""
     if caps.same_as(led.meta.endpoint):
         return False
+    changes = caps.changes_from(led.meta.endpoint) if led.last_session > 0 else {}
     with led.batch(led.last_session, marker="batch_committed", label="endpoint") as b:
         b.emit(EndpointProbed.model_validate(caps.model_dump(mode="json")))
+        if changes:  # the server is not what the run's earlier sessions ran on (issue 23.2)
+            b.emit(ServerChanged(after_session=led.last_session, changes=changes))
     return True

@@ -129,5 +129,5 @@ class RetryPolicy:
         after = retry_after_s(exc)
         if after is not None:
             return after if after <= self.max_retry_after_s else None
-        base = min(self.max_backoff_s, self.backoff_s * (2**retries))
+        base = min(self.max_backoff_s, self.backoff_s * (2.0**retries))
         return base * (0.5 + 0.5 * rng.random())

@@ -29,7 +29,10 @@ flags): ``json_schema_status`` (500 plays llama-cpp-python, which answers a stri
 ``--embeddings``), ``context_window`` (a 400 ``exceed_context_size_error`` when the prompt
 estimate plus ``max_tokens`` do not fit; also reported by ``GET /v1/models``), ``llama_props``
 (``GET /props`` as llama.cpp: ``default_generation_settings.n_ctx``, ``total_slots``) and
-``one_slot`` (one chat request served at a time, as a one-slot llama-server). Probe requests
+``one_slot`` (one chat request served at a time, as a one-slot llama-server), ``rejects``
+(request parameters answered with a 400 naming them, as a server without ``seed``),
+``system_fingerprint`` (sent with every chat reply) and ``props_extra`` (more of ``/props``:
+``model_path``, ``build_info``, ``chat_template``). Probe requests
 (kind ``probe``) get a reply that follows the request's schema when no rule answers them.
 
 Usage::
@@ -85,6 +88,8 @@ _STATUS_FAULTS: dict[int, tuple[str, str]] = {
 }
 
 SCRIPTED_MODEL = "scripted"
+#: the sampling defaults ``GET /props`` reports with ``llama_props`` (as llama-server's)
+LLAMA_DEFAULTS = {"temperature": 0.8, "top_p": 0.95, "top_k": 40, "min_p": 0.05, "seed": -1}
 EMBEDDING_DIM = 64
 SCHEMA_VIOLATION_REPLY = {"unexpected": "this object does not follow the requested schema"}
 
@@ -257,6 +262,9 @@ class ScriptedServer:
         llama_props: bool = False,
         slots: int = 4,
         one_slot: bool = False,
+        rejects: tuple[str, ...] = (),
+        system_fingerprint: str | None = None,
+        props_extra: dict[str, Any] | None = None,
     ) -> None:
         self.script = script or Script()
         self.responder = responder
@@ -272,6 +280,12 @@ class ScriptedServer:
         self.context_window = context_window
         self.llama_props = llama_props
         self.slots = 1 if one_slot else slots
+        #: request parameters answered with a 400 naming them (a server without ``seed``)
+        self.rejects = tuple(rejects)
+        #: sent with every chat reply when set (as OpenAI's system_fingerprint)
+        self.system_fingerprint = system_fingerprint
+        #: more of llama.cpp's /props (model_path, build_info, chat_template) with llama_props
+        self.props_extra = dict(props_extra or {})
         self._slot = threading.Lock() if one_slot else None
         self.requests: list[RecordedRequest] = []
         #: each request's body as it arrived, in the order of ``requests`` (wire tests)
@@ -365,7 +379,7 @@ class ScriptedServer:
             if got is not None:
                 return got if isinstance(got, Reply) else Reply(reply=got)
         default = self.script.defaults.get(kind)
-        if default is None and kind == "probe":
+        if default is None and kind in ("probe", "probe-sampling"):
             return Reply(reply=probe_reply(body, counts=self.llama_props))
         if default is None:
             return None
@@ -427,6 +441,9 @@ class ScriptedServer:
                 "response_format type 'json_schema' is not supported",
                 "server_error" if status >= 500 else "invalid_request_error",
             )
+        for name in self.rejects:
+            if name in body:
+                raise _HTTPError(400, f"Unsupported parameter: '{name}' is not supported.")
         if "max_tokens" in body and not self.accepts_max_tokens:
             raise _HTTPError(
                 400,
@@ -465,7 +482,7 @@ class ScriptedServer:
         messages = body.get("messages") or []
         prompt_text = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
         prompt = estimate_tokens(prompt_text)
-        return {
+        out: dict[str, Any] = {
             "id": f"chatcmpl-scripted-{self._next_id()}",
             "object": "chat.completion",
             "created": int(time.time()),
@@ -484,6 +501,9 @@ class ScriptedServer:
                 "total_tokens": prompt + completion,
             },
         }
+        if self.system_fingerprint is not None:
+            out["system_fingerprint"] = self.system_fingerprint
+        return out
 
     def handle_embeddings(self, headers: dict[str, str], body: dict[str, Any]) -> dict[str, Any]:
         if not self.embeddings:
@@ -577,8 +597,9 @@ class _Handler(BaseHTTPRequestHandler):
                 entry["meta"] = {"n_ctx": owner.context_window}
             self._send(200, {"object": "list", "data": [entry]})
         elif self.path.rstrip("/") == "/props" and owner.llama_props:
-            settings = {"n_ctx": owner.context_window or 4096}
+            settings = {"n_ctx": owner.context_window or 4096, "params": LLAMA_DEFAULTS}
             props = {"default_generation_settings": settings, "total_slots": owner.slots}
+            props.update(owner.props_extra)
             self._send(200, props)
         else:
             self._error(_HTTPError(404, f"no such path {self.path}"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import fcntl
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -184,7 +184,7 @@ def append_adjudication(
     adjudicator: str,
     raw: dict[str, str],
     replaces: int | None = None,
-    clock=utc_now_milli,  # type: ignore[no-untyped-def]
+    clock: Callable[[], str] = utc_now_milli,
 ) -> AdjudicationRecord:
     """Append one record (checked as :func:`read_adjudications` checks the file). Grounds are
     one line, folded like rating grounds, and required."""

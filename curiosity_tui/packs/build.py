@@ -55,6 +55,7 @@ from curiosity_tui.packs.rating import validate_rater_name
 from curiosity_tui.packs.schemes import Scheme, scheme_sha256
 from curiosity_tui.packs.session_pick import DEFAULT_PICK, SessionPick
 from curiosity_tui.packs.uniform import relabel, uniform_text
+from curiosity_tui.provenance import current as current_provenance
 
 __all__ = [
     "CONFIGS",
@@ -488,6 +489,7 @@ def _seal(
         key_name=key_path.name,
         expected_raters=list(expected_raters),
         min_raters=min_raters,
+        provenance=current_provenance(),
     )
     return key_bytes, ib, manifest
 

@@ -9,6 +9,7 @@ pack log holds no ``key_opened`` entry (decision 200). Raw ratings are never wri
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -135,7 +136,7 @@ def adjudicate(
     *,
     by: str,
     replaces: int | None = None,
-    clock=utc_now_milli,  # type: ignore[no-untyped-def]
+    clock: Callable[[], str] = utc_now_milli,
 ) -> AdjudicationRecord:
     """Record the coordinator's category for a disagreement. Refused while ratings are
     incomplete, once the key has been opened, and where the raters agree."""

@@ -29,6 +29,7 @@ from curiosity_tui.packs.pack import (
     presentation_order,
 )
 from curiosity_tui.packs.rating import ratings_path, read_rater_file, validate_rater_name
+from curiosity_tui.provenance import current as current_provenance
 
 __all__ = ["ExportResult", "export_for_rater"]
 
@@ -64,6 +65,7 @@ def _write_copy(pack: Pack, tmp: Path, rater: str, own: Path) -> None:
         items_sha256=pack.manifest.items_sha256,
         rater=rater,
         exported_at=utc_now_milli(),
+        provenance=current_provenance(),
     )
     seen, seed = presentation_order(pack.manifest, rater)
     if seed is not None:

@@ -35,7 +35,8 @@ def lexical_matrix(items: Sequence[Sequence[str]]) -> np.ndarray:
     words = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=1, lowercase=True)
     chars = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), sublinear_tf=True)
     blocks = [v.fit_transform(docs).toarray() for v in (words, chars)]
-    return np.hstack(blocks) / np.sqrt(len(blocks))
+    matrix: np.ndarray = np.hstack(blocks) / np.sqrt(len(blocks))
+    return matrix
 
 
 def stratified_folds(y: np.ndarray, k: int, rng: np.random.Generator) -> list[np.ndarray]:

@@ -21,8 +21,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from curiosity_tui.ledger.sampling_record import SamplingTable
 from curiosity_tui.modelio.call_schemas import CallSpec, Dialect, Rule
 from curiosity_tui.modelio.client import ModelCallError, ModelClient
+from curiosity_tui.modelio.sampling import sampling_scope
 from curiosity_tui.packs.pack import PackItem
 from curiosity_tui.packs.rating import (
     MODEL_PREFIX,
@@ -218,7 +220,8 @@ def rating_spec(scheme: Scheme, item: PackItem | None = None) -> CallSpec:
 def rating_schema(scheme: Scheme, dialect: Dialect, item: PackItem | None = None) -> dict[str, Any]:
     """The JSON schema sent with a ``rate`` call on ``item`` in ``dialect`` (every slot
     required)."""
-    return _all_required(rating_spec(scheme, item).json_schema(dialect))
+    schema: dict[str, Any] = _all_required(rating_spec(scheme, item).json_schema(dialect))
+    return schema
 
 
 def _all_required(node: Any) -> Any:
@@ -279,6 +282,7 @@ async def _rate_one(
             response_format=fmt,
             calls=len(err.records),
             code=err.code,
+            sampling=err.records[-1].sampling if err.records else None,
         )
         return None, by, err.reason
     by = ModelRating(
@@ -286,6 +290,7 @@ async def _rate_one(
         endpoint=endpoint,
         response_format=record.response_format,
         calls=1 + len(record.earlier),
+        sampling=record.sampling,
     )
     return _answers_of(reply, scheme), by, None
 
@@ -297,6 +302,7 @@ async def rate_pack(
     concurrency: int = DEFAULT_CONCURRENCY,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     progress: Callable[[str, bool], None] | None = None,
+    sampling: SamplingTable | None = None,
     dialect: Dialect = "strict",
 ) -> ModelRatingRun:
     """Rate every item the model rater has no rating of yet (unrated, or missing before),
@@ -311,12 +317,17 @@ async def rate_pack(
     gate = asyncio.Semaphore(concurrency)
     place = {item_id: n for n, item_id in enumerate(session.order, start=1)}
 
+    # the rater group of ``sampling`` (default: the protocol's, temperature 0); each call's seed
+    # from the rater's name and the item's place (modelio/sampling.py)
+    table = (sampling or SamplingTable()).resolved()
+
     async def bounded(item_id: str) -> _Outcome:
         async with gate:
             item = session.pack.item(item_id)
-            return await _rate_one(
-                client, session.scheme, item, place[item_id], max_tokens, dialect
-            )
+            with sampling_scope(table, session.rater):
+                return await _rate_one(
+                    client, session.scheme, item, place[item_id], max_tokens, dialect
+                )
 
     tasks = [asyncio.ensure_future(bounded(i)) for i in todo]
     run = ModelRatingRun(

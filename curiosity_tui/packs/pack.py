@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field, ValidationError
 from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.errors import InputError
 from curiosity_tui.packs.schemes import Scheme, scheme_sha256
+from curiosity_tui.provenance import Provenance
 from curiosity_tui.textfiles import utf8_lines
 
 __all__ = [
@@ -104,6 +105,9 @@ class PackManifest(BaseModel):
         description="presentation order: every rater the manifest's order, or each rater the "
         "items shuffled by a seed from the pack id and the rater's name (decision 427)",
     )
+    provenance: Provenance | None = Field(
+        default=None, description="what built the pack (issue 23.3); null before it was kept"
+    )
 
 
 class ExportMarker(BaseModel):
@@ -118,6 +122,9 @@ class ExportMarker(BaseModel):
     #: the rater's presentation order and its seed (decision 427; None: one fixed order)
     order_seed: str | None = None
     order: list[str] | None = None
+    provenance: Provenance | None = Field(
+        default=None, description="what made the copy (issue 23.3); null before it was kept"
+    )
 
 
 class KeyEntry(BaseModel):

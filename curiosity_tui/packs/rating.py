@@ -24,8 +24,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.clock import utc_now_milli
 from curiosity_tui.errors import InputError, StorageError, os_reason
+from curiosity_tui.ledger.sampling_record import CallSampling
 from curiosity_tui.packs.pack import RATINGS_DIR, Pack, PackItem, presentation_order
 from curiosity_tui.packs.schemes import Question, Scheme
+from curiosity_tui.provenance import Provenance
+from curiosity_tui.provenance import current as current_provenance
 from curiosity_tui.textfiles import utf8_lines
 
 __all__ = [
@@ -82,6 +85,9 @@ class ModelRating(BaseModel):
     response_format: str | None = None
     calls: int = Field(ge=0)
     code: str | None = Field(default=None, description="failure code of a missing rating")
+    sampling: CallSampling | None = Field(
+        default=None, description="what the rating call was sent with (issue 23.1)"
+    )
 
 
 def parse_iso_ts(ts: str) -> str | None:
@@ -132,6 +138,10 @@ class RatingRecord(BaseModel):
         ge=0,
         description="time on the item until this save, time away excluded where the app "
         "can tell (the terminal reports losing focus); None when not timed",
+    )
+    provenance: Provenance | None = Field(
+        default=None,
+        description="what saved the record (issue 23.3); absent from records saved before",
     )
 
     @field_validator("ts")
@@ -528,6 +538,7 @@ class RatingSession:
                 order_seed=self.order_seed,
                 shown_at=timing[0] if timing else None,
                 seconds_on_item=round(timing[1], 3) if timing else None,
+                provenance=current_provenance(),
             )
             body = "".join(r.line() for r in [*on_disk, rec])
             atomic_write_bytes(self.path, body.encode("utf-8"))

@@ -132,7 +132,8 @@ def _fleiss_from_stats(sum_p: Any, n_items: Any, cat_totals: Any) -> Any:
 def _item_agreement(arr: np.ndarray) -> np.ndarray:
     """P_i, the proportion of agreeing ordered rater pairs on each item (rows with n_i ≥ 2)."""
     n_i = arr.sum(axis=1)
-    return ((arr * arr).sum(axis=1) - n_i) / (n_i * (n_i - 1))
+    p_i: np.ndarray = ((arr * arr).sum(axis=1) - n_i) / (n_i * (n_i - 1))
+    return p_i
 
 
 def _pairable(
@@ -207,7 +208,8 @@ def _alpha_from_stats(sum_d: Any, cat_totals: Any) -> Any:
 def _alpha_item_disagreement(arr: np.ndarray) -> np.ndarray:
     """d_u = Σ_{c≠k} n_uc n_uk / (m_u − 1), for rows with m_u ≥ 2."""
     m = arr.sum(axis=1)
-    return (m * m - (arr * arr).sum(axis=1)) / (m - 1.0)
+    d_u: np.ndarray = (m * m - (arr * arr).sum(axis=1)) / (m - 1.0)
+    return d_u
 
 
 def _encode(data: Any) -> tuple[np.ndarray, list[Hashable]]:

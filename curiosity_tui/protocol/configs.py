@@ -140,4 +140,4 @@ def resolve_curator(config: Configuration, requested: str) -> CuratorKind:
             f"configuration {config.name} has a curator: choose --curator model or human "
             f"(for no curator run {twin})"
         )
-    return requested  # type: ignore[return-value]
+    return requested

@@ -12,8 +12,10 @@ from curiosity_tui.contract.rules import Contract, get_contract
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import CallRecord, RunMeta, SessionRecord
+from curiosity_tui.ledger.sampling_record import SamplingTable
 from curiosity_tui.modelio.call_schemas import DIALECTS, CallSpec, Dialect
 from curiosity_tui.modelio.client import ModelCallError, ModelClient
+from curiosity_tui.modelio.sampling import draw_scope, table_of_options
 from curiosity_tui.protocol.configs import Configuration, get_configuration
 
 T = TypeVar("T")
@@ -47,6 +49,9 @@ class SessionSettings:
     deliverable_cap: int | None = None  # the final call's cap; None = what is left of the budget
     context_window: int | None = None  # tokens, when known (run metadata / --context-window)
     schema_dialect: Dialect = "strict"  # per-call schemas: "strict" (hosted subset) or "full"
+    #: the run's sampling (issue 23.1): from its metadata, or ``run --sampling``; None = none set
+    #: (nothing sent, as for calls outside a run)
+    sampling: SamplingTable | None = None
 
     @classmethod
     def from_meta(cls, meta: RunMeta, **overrides: Any) -> SessionSettings:
@@ -64,6 +69,7 @@ class SessionSettings:
             curator_budget=meta.curator_budget,
             context_window=window if isinstance(window, int) and window > 0 else None,
             schema_dialect="full" if opts.get("schema_dialect") == "full" else "strict",
+            sampling=table_of_options(opts),
         )
         chosen = replace(base, **{k: v for k, v in overrides.items() if v is not None})
         if chosen.schema_dialect not in DIALECTS:
@@ -118,7 +124,8 @@ class SessionContext:
 
     async def call(self, aw: Awaitable[tuple[T, CallRecord]], *, key: str | None = None) -> T:
         try:
-            value, rec = await aw
+            with draw_scope(key):  # the call's seed tells apart the draws of one kind
+                value, rec = await aw
         except ModelCallError as err:
             for r in err.records:
                 self._keep(r, key)

@@ -38,6 +38,7 @@ from curiosity_tui.protocol.context import Budget, SessionContext, SessionSettin
 from curiosity_tui.protocol.reply_shapes import to_wire
 from curiosity_tui.protocol.schemas import DeliverableResponse, JudgeBeforeResponse
 from curiosity_tui.protocol.steps import Outcome, write_deliverable
+from curiosity_tui.provenance import if_changed
 
 __all__ = [
     "HumanDeliverable",
@@ -286,6 +287,7 @@ def commit_human_session(
         focus=inp.focus,
         decision=hd.decision,
         mind=Mind(kind="human", name=person),
+        provenance=if_changed(led.meta.provenance),
         inputs={"rendering": inp.rendering},
         outputs={"human": hd.model_dump_json()},
     )

@@ -39,6 +39,7 @@ from curiosity_tui.protocol.context import (
 )
 from curiosity_tui.protocol.schemas import ArmedSelfAskResponse, SelfAskResponse
 from curiosity_tui.protocol.steps import run_protocol
+from curiosity_tui.provenance import if_changed
 
 __all__ = ["Budget", "SessionFailure", "SessionSettings", "run_session", "session_wall_time"]
 
@@ -68,6 +69,7 @@ async def run_session(
         epsilon=st.epsilon,
         started=utc_now(),
         mind=mind,
+        provenance=if_changed(meta.provenance),  # what ran it, when not what created the run
     )
     for c in carried_calls or []:
         record.calls.append(c)  # curator calls made before this session (outside its budget)

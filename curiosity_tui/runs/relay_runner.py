@@ -23,6 +23,7 @@ from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import CallRecord, SessionRecord
 from curiosity_tui.modelio.client import ModelClient
 from curiosity_tui.modelio.run_context import CURRENT_RUN
+from curiosity_tui.modelio.sampling import CURRENT_SAMPLING, RunSampling, table_of_options
 from curiosity_tui.protocol.configs import get_configuration
 from curiosity_tui.protocol.session import SessionFailure, SessionSettings, run_session
 from curiosity_tui.runs.relay import RelayError, RelayPlan, check_relayable
@@ -154,6 +155,7 @@ async def run_relay(
     check_relay(led, minds, sessions)
     meta = led.meta
     CURRENT_RUN.set(meta.name or led.path.name)
+    CURRENT_SAMPLING.set(RunSampling(table_of_options(meta.options), meta.name or led.path.name))
     st = minds.settings(led, overrides)
     result = RunResult(ledger=led.path.name, sessions_done=led.last_session)
     t0 = time.perf_counter()

@@ -22,7 +22,9 @@ from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import CallRecord, RunMeta, SessionRecord
 from curiosity_tui.ledger.render import render_session_input
 from curiosity_tui.modelio.client import ModelCallError, ModelClient
+from curiosity_tui.modelio.reply_cache import CURRENT_CACHE, ReplyCache
 from curiosity_tui.modelio.run_context import CURRENT_RUN
+from curiosity_tui.modelio.sampling import CURRENT_SAMPLING, RunSampling
 from curiosity_tui.protocol import prompts
 from curiosity_tui.protocol.call_specs import curator_spec
 from curiosity_tui.protocol.configs import get_configuration
@@ -152,11 +154,15 @@ async def run_ledger(
     settings: SessionSettings | None = None,
     endpoint: EndpointCapabilities | None = None,
     overrides: dict[str, Any] | None = None,
+    cache: bool = True,
+    replay: ReplyCache | None = None,
 ) -> RunResult:
     """Run sessions until ``sessions`` are committed (resuming after the last committed one).
     Stops at the first failed session (recorded), so a later call resumes from it.
     ``endpoint``: the probe's record, stored in the journal before the first session run
-    here (unless the ledger's latest record says the same)."""
+    here (unless the ledger's latest record says the same). ``cache``: a resumed session
+    reuses the replies its killed or failed attempt got (modelio/reply_cache.py);
+    ``replay``: every call answered from a recorded run, none sent."""
     if endpoint is not None and led.last_session < sessions:
         from curiosity_tui.modelio.endpoint import record_endpoint
 
@@ -168,6 +174,8 @@ async def run_ledger(
     st = settings or SessionSettings.from_meta(
         meta, **{**endpoint_overrides(endpoint, meta), **(overrides or {})}
     )
+    if st.sampling is not None:  # the run's sampling on every call (issue 23.1), likewise
+        CURRENT_SAMPLING.set(RunSampling(st.sampling, meta.name or led.path.name))
     config = get_configuration(meta.config)
     result = RunResult(ledger=led.path.name, sessions_done=led.last_session)
     t0 = time.perf_counter()
@@ -175,6 +183,8 @@ async def run_ledger(
     prev_focus = records[-1].focus if records else None
     carried: list[CallRecord] = []
     for t in range(led.last_session + 1, sessions + 1):
+        replies = replay or (ReplyCache.for_session(led.path, t) if cache else None)
+        CURRENT_CACHE.set(replies)
         if (
             t >= 2
             and config.curator
@@ -213,6 +223,8 @@ async def run_ledger(
                 )
             break
         carried = []
+        if replies is not None and replay is None:
+            replies.session_done()  # its replies are in the journal now
         prev_focus = rec.focus
         result.sessions_done = t
         if progress:
@@ -297,9 +309,13 @@ async def run_pilot(
     progress: ProgressFn | None = None,
     overrides: dict[str, Any] | None = None,
     endpoint: EndpointCapabilities | None = None,
+    cache: bool = True,
+    replay_from: Path | None = None,
 ) -> list[RunResult]:
     """Run many runs concurrently (at most ``concurrency`` at once); resumes existing ledgers.
-    ``overrides`` are SessionSettings fields (caps, context window, dialect) for every run."""
+    ``overrides`` are SessionSettings fields (caps, context window, dialect) for every run.
+    ``replay_from``: a pilot's output folder; each run's calls are answered from its ledger
+    there (``--replay-from``), none sent."""
     if concurrency < 1:
         raise InputError("--concurrency must be at least 1")
     out.mkdir(parents=True, exist_ok=True)
@@ -308,6 +324,7 @@ async def run_pilot(
     async def one(spec: RunSpec) -> RunResult:
         async with sem:
             path = out / spec.name
+            replay = ReplyCache.for_replay(replay_from / spec.name) if replay_from else None
             led = Ledger.create(path, spec.meta, exist_ok=True)
             try:
                 return await run_ledger(
@@ -317,9 +334,15 @@ async def run_pilot(
                     embedder=embedder,
                     progress=progress,
                     settings=SessionSettings.from_meta(
-                        led.meta, **{**endpoint_overrides(endpoint, led.meta), **(overrides or {})}
+                        led.meta,
+                        **{
+                            **endpoint_overrides(replay.endpoint if replay else endpoint, led.meta),
+                            **(overrides or {}),
+                        },
                     ),
-                    endpoint=endpoint,
+                    endpoint=replay.endpoint if replay is not None else endpoint,
+                    cache=cache,
+                    replay=replay,
                 )
             finally:
                 led.close()

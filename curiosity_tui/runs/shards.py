@@ -25,8 +25,8 @@ from pydantic import BaseModel, ValidationError
 
 from curiosity_tui.atomic import append_line_durable, atomic_write_bytes
 from curiosity_tui.clock import utc_now_seconds
-from curiosity_tui.errors import InputError
-from curiosity_tui.ledger.ledger import Ledger, NotALedgerError
+from curiosity_tui.errors import InputError, NotALedgerError
+from curiosity_tui.ledger.ledger import Ledger
 
 __all__ = [
     "ManifestRun",

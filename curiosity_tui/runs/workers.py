@@ -46,6 +46,7 @@ class ClientSpec:
     # and the per-call settings (--cap, --schema-dialect, ...): the same as in one process
     endpoint: Any = None
     overrides: tuple[tuple[str, Any], ...] = ()
+    reply_cache: bool = True  # --no-cache turns it off (modelio/reply_cache.py)
 
     @classmethod
     def of(
@@ -55,9 +56,11 @@ class ClientSpec:
         endpoint_embeddings: bool = False,
         endpoint: Any = None,
         overrides: dict[str, Any] | None = None,
+        reply_cache: bool = True,
     ) -> ClientSpec:
         limiter = ratelimit.current()
         return cls(
+            reply_cache=reply_cache,
             endpoint=endpoint,
             overrides=tuple(sorted((overrides or {}).items())),
             max_rpm=limiter.rpm if limiter else None,
@@ -112,6 +115,7 @@ async def _worker_pilot(
             progress=lambda p: q.put(("progress", p)),
             overrides=dict(cs.overrides),
             endpoint=cs.endpoint,
+            cache=cs.reply_cache,
         )
     finally:
         await client.aclose()

@@ -196,8 +196,8 @@ class AuditScreen(AppScreen):
             for line in wrap_lines(f.detail, self.size.width - 10):
                 node.add_leaf(Text(line), data=f)
             for ev in trail(f, index.get(f.node, [])):
-                line = event_line(ev, ev["seq"] in f.seqs, width=self.size.width - 12)
-                node.add_leaf(line, data=EventLeaf(f, ev))
+                ev_line = event_line(ev, ev["seq"] in f.seqs, width=self.size.width - 12)
+                node.add_leaf(ev_line, data=EventLeaf(f, ev))
             if f.kind == "retired_after_unverified":
                 carried = ", ".join(f"s{s}" for s in f.carried_in) or "none"
                 absent = ", ".join(f"s{s}" for s in f.absent_in) or "none"

@@ -22,7 +22,7 @@ from curiosity_tui.gcpause import gc_paused
 from curiosity_tui.ledger.view import LedgerView, State, node_num
 from curiosity_tui.screens.base import AppScreen
 from curiosity_tui.widgets.footer import Footer
-from curiosity_tui.widgets.literal import short
+from curiosity_tui.widgets.literal import clean, short
 from curiosity_tui.widgets.node_detail import NodeDetail, render_detail
 from curiosity_tui.widgets.node_tree import TREE_FILTERS, LedgerTree, filter_matches
 from curiosity_tui.widgets.session_bar import SessionBar
@@ -147,6 +147,8 @@ class BrowserScreen(AppScreen):
             self.sub_title += f" · model {meta.model}"
         if meta.endpoint is not None:  # what the endpoint probe found (format, ctx, embeddings)
             self.sub_title += f" · {meta.endpoint.summary()}"
+        for change in meta.server_changes:  # "the server changed between s2 and s3: …"
+            self.sub_title += f" · {clean(change.summary(), oneline=True)}"
         tree = self.query_one(LedgerTree)
         tree.loading = False
         cursor = self.pending_node or tree.current_id

@@ -9,7 +9,7 @@ The screen works on the run's own writable :class:`Ledger` (the runner is paused
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rich.text import Text
@@ -36,7 +36,7 @@ STATUS_ORDER = {"open": 0, "dormant": 1, "archived": 2, "closed": 3, "merged": 4
 
 def curator_rows(
     nodes: dict[str, dict[str, Any]], t: int, *, merged: bool = False
-) -> list[dict[str, Any]]:
+) -> list[Mapping[str, Any]]:
     """Open nodes in queue order (curator priority first), then dormant, archived, closed
     (and merged, with ``merged``: they stay reachable, decision 444)."""
     order = queue(nodes.values(), t)
@@ -82,7 +82,7 @@ class CuratorScreen(AppScreen):
         self.after = after
         self.actor = actor
         self.on_continue = on_continue
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[Mapping[str, Any]] = []
         self.done = False
         self.actions_taken: list[str] = []
         self.show_merged = False
@@ -95,7 +95,9 @@ class CuratorScreen(AppScreen):
         yield Header()
         yield Static("", id="cur-status", classes="hint")
         with Horizontal(id="cur-panes"):
-            table = DataTable(id="cur-queue", cursor_type="row", zebra_stripes=True)
+            table: DataTable[str | Text] = DataTable(
+                id="cur-queue", cursor_type="row", zebra_stripes=True
+            )
             for col in ("#", "id", "status", "★", "priority", "pulse", "last", "question"):
                 table.add_column(col, key=col)
             yield table

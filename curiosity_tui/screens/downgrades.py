@@ -116,12 +116,12 @@ class DowngradesScreen(AppScreen):
         with Horizontal():
             with Vertical(id="dg-lists"):
                 yield Static("Pending", classes="pane-title")
-                pending = DataTable(id="dg-pending", cursor_type="row")
+                pending: DataTable[str | Text] = DataTable(id="dg-pending", cursor_type="row")
                 for col in ("id", "node", "req", "action", "proposed by", "s"):
                     pending.add_column(col)
                 yield pending
                 yield Static("Decided", classes="pane-title")
-                decided = DataTable(id="dg-decided", cursor_type="row")
+                decided: DataTable[str | Text] = DataTable(id="dg-decided", cursor_type="row")
                 for col in ("id", "node", "req", "decision", "by", "s", "grounds"):
                     decided.add_column(col)
                 yield decided

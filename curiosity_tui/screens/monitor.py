@@ -32,6 +32,12 @@ from curiosity_tui.widgets.literal import clean
 HumanDone = Callable[[bool | None], None]
 
 
+def _settle(fut: asyncio.Future[None]) -> None:
+    """Resolve ``fut`` unless it is already done (a resume may arrive twice)."""
+    if not fut.done():
+        fut.set_result(None)
+
+
 def human_session_hook(
     call_in_app: Callable[..., Any], open_session: Callable[[Any, int, str, HumanDone], None]
 ) -> Callable[[Any, int, str], Awaitable[bool]]:
@@ -290,7 +296,7 @@ class RunMonitorScreen(AppScreen):
 
             def resume() -> None:
                 assert self._run_loop is not None
-                self._run_loop.call_soon_threadsafe(lambda: fut.done() or fut.set_result(None))
+                self._run_loop.call_soon_threadsafe(_settle, fut)
 
             call(self._open_curator, led, after, resume)
             await fut

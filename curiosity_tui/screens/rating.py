@@ -433,7 +433,7 @@ class RatingScreen(Screen[None]):
         elif isinstance(focused, ChoiceRow) and qid:
             if self.categories.get(qid) is not None:
                 self.set_focus(self._grounds(qid))
-        elif qid and (focused.id or "").startswith("grounds-"):
+        elif qid and focused is not None and (focused.id or "").startswith("grounds-"):
             if picked == (qid, self._grounds(qid).value):
                 if picked[1]:
                     self._message(

@@ -1,8 +1,9 @@
 """The exact input a session received (its saved rendering, verbatim), session by session.
 
 For the next, not-yet-run session it shows what that session would receive from the current
-state, and says so. ``i`` cycles through the session record's other saved call inputs and
-then its calls, each shown as the exact input beside the model's raw reply.
+state, and says so. ``i`` cycles through the session record's other saved call inputs, the
+list of its calls (kind, start and end time), and then its calls, each shown as the exact input
+beside the model's raw reply, under the values it was sampled with and its times.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from textual.widgets import Header, Static
 
 from curiosity_tui.ledger.view import LedgerView
 from curiosity_tui.screens.base import AppScreen
+from curiosity_tui.widgets.call_list import call_detail, call_list
 from curiosity_tui.widgets.footer import Footer
 from curiosity_tui.widgets.literal import literal
 
@@ -63,6 +65,7 @@ class RenderingScreen(AppScreen):
         kinds = ["rendering"]
         if rec is not None:
             kinds += sorted(k for k in rec.inputs if k != "rendering")
+            kinds += ["calls"] if rec.calls else []  # the call list (issue 23.4)
             kinds += [f"call {i}" for i in range(1, len(rec.calls) + 1)]
         return kinds
 
@@ -73,7 +76,12 @@ class RenderingScreen(AppScreen):
         title = Text(end="")
         title.append(f"session {self.session}", style="bold")
         reply: str | None = None
-        if kind == "rendering":
+        listing: Text | None = None
+        if kind == "calls" and rec is not None:
+            body = ""
+            listing = call_list(rec.calls)
+            title.append(f"  ·  its {len(rec.calls)} model calls: when each began and ended")
+        elif kind == "rendering":
             body = self.view.rendering(self.session)
             if rec is not None:
                 title.append("  ·  the rendering it received, saved verbatim in its session record")
@@ -90,6 +98,7 @@ class RenderingScreen(AppScreen):
             title.append("  ·  left: its exact input  ·  right: the model's raw reply")
             if call.error:
                 title.append(f"  ·  error: {call.error}", style="red")
+            title.append_text(call_detail(call))
         else:
             body = rec.inputs.get(kind, "") if rec is not None else ""
             title.append(f"  ·  input of the {kind!r} call, verbatim")
@@ -101,7 +110,7 @@ class RenderingScreen(AppScreen):
         if reply is not None:
             title.append(f", {len(reply)} out", style="dim")
         self.query_one("#rendering-title", Static).update(title)
-        self.query_one("#rendering-body", Static).update(literal(body))
+        self.query_one("#rendering-body", Static).update(listing or literal(body))
         self.query_one("#reply-body", Static).update(
             literal(reply) if reply else Text("(no reply text)", style="dim italic")
         )

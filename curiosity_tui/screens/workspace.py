@@ -40,6 +40,21 @@ REFRESH_S = 5.0
 PACK_COLUMNS = (("pack", "name"), ("scheme", "scheme"), ("items", "items"), ("rated by", "raters"))
 
 
+def shown_root(root: Path) -> str:
+    """The workspace's path as the status line shows it: ``~/…`` under the home directory."""
+    try:
+        home = Path.home()
+    except RuntimeError:  # no home directory can be determined
+        return str(root)
+    if home == Path(home.anchor):  # a home at the root would turn every path into ~/…
+        return str(root)
+    if root == home:
+        return "~"
+    if root.is_relative_to(home):
+        return "~/" + root.relative_to(home).as_posix()
+    return str(root)
+
+
 def _name_cell(name: str, scripted: bool) -> Text:
     """The row's name; a scripted ledger or pack says so beside it (decision 442)."""
     if not scripted:
@@ -138,12 +153,14 @@ class WorkspaceScreen(AppScreen):
         yield Static(Text("scanning…", style="dim"), id="ws-status", classes="hint")
         yield Input(placeholder="filter ledgers and packs (words; 'running')", id="filter")
         yield Static("Ledgers", classes="pane-title")
-        ledgers = DataTable(id="ledgers", cursor_type="row", zebra_stripes=True)
+        ledgers: DataTable[str | Text] = DataTable(
+            id="ledgers", cursor_type="row", zebra_stripes=True
+        )
         for label, key in LEDGER_COLUMNS:
             ledgers.add_column(label, key=key)
         yield ledgers
         yield Static("Packs", classes="pane-title")
-        packs = DataTable(id="packs", cursor_type="row", zebra_stripes=True)
+        packs: DataTable[str | Text] = DataTable(id="packs", cursor_type="row", zebra_stripes=True)
         for label, key in PACK_COLUMNS:
             packs.add_column(label, key=key)
         packs.styles.height = "auto"
@@ -229,7 +246,7 @@ class WorkspaceScreen(AppScreen):
             packs.add_row(*pack_row(p), key=str(p.path))
         running = sum(1 for s in self.data.ledgers if s.running)
         status = Text(end="")
-        status.append(f"{self.root}", style="bold")
+        status.append(shown_root(self.root), style="bold")
         status.append(
             f"  ·  {len(self.data.ledgers)} ledger(s), {len(self.data.packs)} pack(s)"
             + (f", {running} running" if running else "")

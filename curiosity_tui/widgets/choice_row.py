@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual import events
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -55,10 +56,10 @@ class ChoiceRow(Widget, can_focus=True):
             t.append(f"\n{self.hint}", style="italic dim")
         return t
 
-    def on_focus(self) -> None:
+    def on_focus(self, event: events.Focus) -> None:
         self.refresh(layout=True)
 
-    def on_blur(self) -> None:
+    def on_blur(self, event: events.Blur) -> None:
         self.refresh(layout=True)
 
     def key_of(self, choice_id: str) -> str:

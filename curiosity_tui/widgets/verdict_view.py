@@ -68,9 +68,9 @@ def verdict_widgets(data: AnalysisData) -> list[Widget]:
             Static(head, id="verdict-headline"),
             Static(Text(NO_RULE_NOTE, style="dim"), classes="an-note"),
         ]
-    title = {"scripted": "Verdict over SCRIPTED replies", "mixed": "Verdict over MIXED replies"}
+    headline = {"scripted": "Verdict over SCRIPTED replies", "mixed": "Verdict over MIXED replies"}
     widgets = verdict_block(
-        rep.verdict, title.get(rep.replies, "Verdict"), "verdict-headline", "verdict-clauses"
+        rep.verdict, headline.get(rep.replies, "Verdict"), "verdict-headline", "verdict-clauses"
     )
     for i, c in enumerate(rep.comparisons):  # each further comparison under its own rule
         widgets += verdict_block(

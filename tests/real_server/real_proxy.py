@@ -33,6 +33,9 @@ class Exchange:
     max_tokens: int | None
     request_excerpt: str
     response_excerpt: str
+    #: the call kind header and the sampling values the request carried (issue 23.1)
+    kind: str = ""
+    sampling: dict[str, Any] = field(default_factory=dict)
 
     def as_json(self) -> str:
         return json.dumps(self.__dict__, ensure_ascii=False)
@@ -122,6 +125,16 @@ def _request_fields(body: bytes | None) -> tuple[str | None, int | None]:
     return (fmt.get("type") if isinstance(fmt, dict) else None), data.get("max_tokens")
 
 
+def _sampling_fields(body: bytes | None) -> dict[str, Any]:
+    try:
+        data: Any = json.loads(body or b"{}")
+    except ValueError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: data[k] for k in ("temperature", "top_p", "seed", "stop") if k in data}
+
+
 class _Handler(BaseHTTPRequestHandler):
     owner: RecordingProxy
     protocol_version = "HTTP/1.1"
@@ -148,6 +161,8 @@ class _Handler(BaseHTTPRequestHandler):
                 max_tokens=max_tokens,
                 request_excerpt=(body or b"")[-EXCERPT:].decode("utf-8", "replace"),
                 response_excerpt=payload[:EXCERPT].decode("utf-8", "replace"),
+                kind=self.headers.get("X-Curiosity-Call") or "",
+                sampling=_sampling_fields(body),
             )
         )
         try:

@@ -20,7 +20,17 @@ SEED = (
 # --timeout 1800: a one-slot CPU server answers one request at a time, and a small model may
 # write to its cap; on a loaded 2-core machine one such call has taken more than the 600 s
 # default.
-SERVER_FLAGS: tuple[str, ...] = ("--timeout", "1800")
+#: the tier's small models run at the server's own temperature and top_p, stated on every call
+#: (issue 23): at the protocol's temperature 0 for judges, SmolLM2-135M loops inside
+#: judge-before's JSON until its cap (docs/decisions/380)
+SERVER_FLAGS: tuple[str, ...] = (
+    "--timeout",
+    "1800",
+    "--sampling",
+    "temperature=server-default",
+    "--sampling",
+    "top_p=server-default",
+)
 
 
 @dataclass(frozen=True)
