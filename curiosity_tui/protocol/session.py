@@ -70,6 +70,14 @@ async def run_session(
         started=utc_now(),
         mind=mind,
         provenance=if_changed(meta.provenance),  # what ran it, when not what created the run
+        # the default-factory fields given: pydantic's model_construct inspects each factory's
+        # signature on every call (~200 us for these six; given, the whole call is ~9 us)
+        inputs={},
+        outputs={},
+        calls=[],
+        counts=SessionCounts(),
+        questions=[],
+        rejected=[],
     )
     for c in carried_calls or []:
         record.calls.append(c)  # curator calls made before this session (outside its budget)
