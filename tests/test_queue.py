@@ -12,11 +12,10 @@ from curiosity_tui.errors import TransitionError
 from curiosity_tui.ledger.events import NodeClosed
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import RunMeta
+from curiosity_tui.ledger.node_record import last_touch, pulse
 from curiosity_tui.ledger.queue import (
     decay_candidates,
     decayed_priority,
-    last_touch,
-    pulse,
     queue,
     select_focus,
 )

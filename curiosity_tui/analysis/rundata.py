@@ -20,15 +20,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from curiosity_tui.analysis.signature import (
     QuestionSignature,
+    committed_sessions,
     ledger_handed_signatures,
     ledger_signatures,
 )
 from curiosity_tui.analysis.timeline import NodeState, ledger_timeline
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger.models import SessionCounts
-
-#: Statuses that make a node not live (S6: live = status not in this set).
-NOT_LIVE: frozenset[str] = frozenset({"closed", "archived", "merged"})
+from curiosity_tui.ledger.node_record import is_live, pulse
 
 #: File suffix of a serialised RunData.
 RUN_FILE_SUFFIX = ".run.json"
@@ -57,11 +56,11 @@ class RunNode(BaseModel):
 
     @property
     def pulse(self) -> int:
-        return len(self.resurfaced)
+        return pulse(vars(self))
 
     @property
     def live(self) -> bool:
-        return self.status not in NOT_LIVE
+        return is_live(vars(self))
 
 
 class RunCounts(SessionCounts):
@@ -124,12 +123,21 @@ class FailedAttempt(BaseModel):
 
 
 #: session-record fields metrics never read (exact inputs, raw outputs): left out of RunData
-_HEAVY: Any = {
-    "inputs": True,
-    "outputs": True,
-    "output_text": True,
-    "calls": {"__all__": {"request_text": True, "response_text": True}},
-}
+_HEAVY = frozenset({"inputs", "outputs", "output_text"})
+_HEAVY_CALL = frozenset({"request_text", "response_text"})
+
+
+def _light(record: dict[str, Any]) -> dict[str, Any]:
+    """A stored session record without the fields metrics never read (:data:`_HEAVY`, and
+    each call's exact request and response text)."""
+    out = {k: v for k, v in record.items() if k not in _HEAVY}
+    calls = out.get("calls")
+    if isinstance(calls, list):
+        out["calls"] = [
+            {k: v for k, v in c.items() if k not in _HEAVY_CALL} if isinstance(c, dict) else c
+            for c in calls
+        ]
+    return out
 
 
 class RunData(BaseModel):
@@ -206,10 +214,8 @@ class RunData(BaseModel):
         meta_d: dict[str, Any] = meta.model_dump(mode="json")
         final = final_snapshot(ledger).items()
         nodes = {str(nid): RunNode.model_validate(n) for nid, n in final}
-        sessions = [
-            RunSession.model_validate(r.model_dump(mode="json", exclude=_HEAVY))
-            for r in ledger.session_records()
-        ]
+        raw = ledger.raw_sessions()  # validated once, here, as they come in from disk
+        sessions = [RunSession.model_validate(_light(raw[t])) for t in sorted(raw)]
         options = meta_d.get("options") or {}
         planned = options.get("planned_sessions") if isinstance(options, dict) else None
         return cls(
@@ -240,7 +246,7 @@ def final_snapshot(ledger: Any) -> dict[str, dict[str, Any]]:
     snapshot of the last committed session that is not the curator's. Curator actions after
     it prepare a session that never ran and are not the run's result. Without a committed
     session with a snapshot: the ledger's state (the seed)."""
-    committed = [r.session for r in ledger.session_records() if r.status == "committed"]
+    committed = committed_sessions(ledger)
     if not committed:
         return dict(ledger.raw_nodes())
     last = max(committed)

@@ -28,8 +28,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from curiosity_tui.ledger.node_record import NOT_LIVE
+
 ROOT = "q1"
-_NOT_LIVING = frozenset({"closed", "archived", "merged"})
 
 
 class SignatureItem(BaseModel):
@@ -86,7 +87,7 @@ def _living_under(nodes: dict[str, dict[str, Any]], root: str) -> list[str]:
     stack = sorted(children.get(root, []), reverse=True)
     while stack:
         nid = stack.pop()
-        if nodes[nid].get("status") not in _NOT_LIVING:
+        if nodes[nid].get("status") not in NOT_LIVE:
             out.append(nid)
         stack.extend(sorted(children.get(nid, []), reverse=True))
     return sorted(out, key=_id_order)
@@ -115,10 +116,17 @@ def signature_of(nodes: dict[str, dict[str, Any]], session: int) -> QuestionSign
     return sig
 
 
+def committed_sessions(ledger: Any) -> list[int]:
+    """The numbers of a ledger's committed sessions, ascending, read from the stored records
+    without building (and validating) a record each."""
+    raw = ledger.raw_sessions()
+    return sorted(t for t, r in raw.items() if r.get("status", "committed") == "committed")
+
+
 def ledger_signatures(ledger: Any) -> list[QuestionSignature]:
     """Signatures before session 1 and after each committed session (each session's last
     snapshot that is not the curator's)."""
-    committed = sorted(r.session for r in ledger.session_records() if r.status == "committed")
+    committed = committed_sessions(ledger)
     if not committed:
         return []
     stage: dict[int, str] = {}
@@ -135,7 +143,7 @@ def ledger_signatures(ledger: Any) -> list[QuestionSignature]:
 def ledger_handed_signatures(ledger: Any) -> list[QuestionSignature]:
     """For each committed session t >= 2 that began from a curator's snapshot, the signature
     of the state it was handed (``session`` = t). Sessions without one began from S(t - 1)."""
-    committed = sorted(r.session for r in ledger.session_records() if r.status == "committed")
+    committed = committed_sessions(ledger)
     curated = {session for session, st, _ in ledger.snapshot_index() if st == "curator"}
     return [
         signature_of(ledger.snapshot(t - 1, "curator"), t)

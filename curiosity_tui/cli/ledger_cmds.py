@@ -123,7 +123,8 @@ def _new(args: argparse.Namespace) -> int:
 
 
 def _node_json(node: dict[str, Any], t: int) -> dict[str, Any]:
-    from curiosity_tui.ledger.queue import decayed_priority, pulse
+    from curiosity_tui.ledger.node_record import pulse
+    from curiosity_tui.ledger.queue import decayed_priority
 
     out = dict(node)
     out["pulse"] = pulse(node)
@@ -148,7 +149,8 @@ def _select(led: Ledger, session: int | None, stage: str | None) -> tuple[dict[s
 
 def _show(args: argparse.Namespace) -> int:
     from curiosity_tui.ledger.ledger import Ledger
-    from curiosity_tui.ledger.queue import decayed_priority, pulse, queue
+    from curiosity_tui.ledger.node_record import pulse
+    from curiosity_tui.ledger.queue import decayed_priority, queue
 
     with Ledger.open(args.path) as led:
         nodes, session = _select(led, args.session, args.stage)

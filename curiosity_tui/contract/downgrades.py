@@ -14,6 +14,7 @@ from curiosity_tui.contract.rules import get_contract
 from curiosity_tui.errors import TransitionError
 from curiosity_tui.ledger.events import DowngradeDecided, DowngradeProposed
 from curiosity_tui.ledger.ledger import Batch, Ledger
+from curiosity_tui.ledger.node_record import NOT_LIVE
 
 MIN_GROUNDS_WORDS = 4
 MIN_GROUNDS_CHARS = 20
@@ -93,7 +94,7 @@ def propose_in_batch(
     req = next((r for r in (rc["required_facts"] if rc else []) if r["id"] == requirement), None)
     if req is None:
         raise TransitionError(f"{node_id} has no required fact {requirement!r}")
-    if node["status"] in ("closed", "archived", "merged"):
+    if node["status"] in NOT_LIVE:
         raise TransitionError(f"{node_id} is {node['status']}; its requirements no longer bind")
     if req["status"] in ("satisfied", "waived"):
         raise TransitionError(f"{node_id}/{requirement} is already {req['status']}")

@@ -10,7 +10,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from curiosity_tui.errors import CorruptLedgerError, InputError, LedgerError, TransitionError
 from curiosity_tui.ledger import journal as jr
@@ -171,6 +171,13 @@ class Batch:
             clean = validate_data(kind, event.model_dump(mode="json"), dump=False)
         except CorruptLedgerError as err:
             raise TransitionError(str(err)) from None
+        return self._append(kind, clean, node, actor)
+
+    def _append(
+        self, kind: str, clean: dict[str, Any], node: str | None, actor: str
+    ) -> dict[str, Any]:
+        """Append event data already validated against its kind's schema (``clean``, the
+        schema model's JSON dump): encode, fold into the working state, return the body."""
         body = {
             "seq": self.seq + 1,
             "ts": self.ledger.clock(),
@@ -239,8 +246,20 @@ class Batch:
         return ev
 
     def record_session(self, record: SessionRecord | dict[str, Any]) -> None:
+        """Store the session's record, complete: validated here once (the protocol assembles it
+        from already-validated parts without re-validating) and not again by ``emit``."""
+        if self.closed:
+            raise LedgerError("batch already committed or aborted")
         data = record.model_dump(mode="json") if isinstance(record, SessionRecord) else dict(record)
-        self.emit(SessionRecorded.model_validate(data))
+        try:
+            clean = SessionRecorded.model_validate(data).model_dump(mode="json")
+        except ValidationError as err:
+            first = err.errors()[0]
+            loc = ".".join(str(p) for p in first["loc"])
+            raise TransitionError(
+                f"session {self.session}: session_recorded data invalid at {loc!r}: {first['msg']}"
+            ) from None
+        self._append("session_recorded", clean, None, "system")
 
     def commit(self) -> None:
         if self.closed:

@@ -12,6 +12,7 @@ from typing import Any
 from curiosity_tui.errors import TransitionError
 from curiosity_tui.ledger.events import CuratorPrioritySet, NodesMerged, StatusChanged
 from curiosity_tui.ledger.ledger import Ledger
+from curiosity_tui.ledger.node_record import NOT_LIVE
 
 CURATOR_ACTORS = ("model-curator",)
 
@@ -39,7 +40,7 @@ def set_priority(led: Ledger, node_id: str, priority: int | None, reason: str, a
     n = _node(led, node_id)
     if priority is not None and priority < 1:
         raise TransitionError(f"priority must be 1 or more, got {priority}")
-    if n["status"] in ("closed", "archived", "merged"):
+    if n["status"] in NOT_LIVE:
         raise TransitionError(f"{node_id} is {n['status']}; revive it before prioritising")
     with led.batch(led.last_session, marker="batch_committed", label="curator") as b:
         if n["status"] == "dormant":

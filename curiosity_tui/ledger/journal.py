@@ -459,44 +459,6 @@ def checkpoint_holds(path: Path, seq: int, digest: str, offset: int) -> bool:
     return hashlib.sha256(raw[p + 9 : p + 73] + body).hexdigest() == digest
 
 
-def iter_committed(path: Path) -> Iterator[dict[str, Any]]:
-    yield from scan(path).events
-
-
-def tail_state(path: Path) -> tuple[int, str, int]:
-    """Cheap open: (last committed seq, its hash, byte offset just after it), found by reading
-    back from the end of the file to the last commit marker. ``verify`` checks the chain."""
-    if not path.exists():
-        return 0, GENESIS, 0
-    size = path.stat().st_size
-    chunk = 1 << 16
-    with path.open("rb") as fh:
-        start = size
-        while start > 0:
-            start = max(0, start - chunk)
-            fh.seek(start)
-            buf = fh.read(size - start)
-            # complete lines only: those followed by a newline inside buf
-            line_end = buf.rfind(b"\n")
-            while line_end != -1:
-                line_start = buf.rfind(b"\n", 0, line_end) + 1
-                if line_start == 0 and start > 0:
-                    break  # this line may begin before buf: read a bigger chunk
-                raw = buf[line_start:line_end]
-                if b'"kind":"session_committed"' in raw or b'"kind":"batch_committed"' in raw:
-                    try:
-                        ev = json.loads(raw)
-                        return int(ev["seq"]), str(ev["hash"]), start + line_end + 1
-                    except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-                        raise CorruptLedgerError(
-                            f"{path}: commit marker near byte {start + line_start} is unreadable",
-                            path=str(path),
-                        ) from None
-                line_end = line_start - 1
-            chunk *= 4
-    return 0, GENESIS, 0
-
-
 def append_batch(path: Path, lines: list[bytes], expect_size: int | None = None) -> int:
     """Append a whole batch with one write and an fsync (the commit point). Returns the
     journal's size after it (the offset a checkpoint records). With ``expect_size`` (where

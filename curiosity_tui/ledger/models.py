@@ -43,7 +43,6 @@ CuratorKind = Literal["model", "human", "none"]
 SnapshotStage = Literal["session", "decay", "curator"]
 
 NODE_STATUSES: tuple[str, ...] = ("open", "dormant", "closed", "archived", "merged")
-LIVE_EXCLUDED: frozenset[str] = frozenset({"closed", "archived", "merged"})
 
 
 class _Record(BaseModel):
@@ -151,14 +150,6 @@ class Node(_Record):
     curator_priority: int | None = None
     merged_into: str | None = None
     requirement_counter: int = 0
-
-    @property
-    def pulse(self) -> int:
-        return len(self.resurfaced)
-
-    @property
-    def last_touch(self) -> int:
-        return max([self.created, *self.resurfaced])
 
 
 class RunMeta(_Record):

@@ -11,27 +11,17 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
+
+from curiosity_tui.ledger.node_record import NodeLike, last_touch
 
 TAU = 3.0
 DORMANCY_AFTER = 3
 
-NodeLike = Mapping[str, Any]
-
-
-def pulse(node: NodeLike) -> int:
-    return len(node["resurfaced"])
-
 
 def decayed_priority(node: NodeLike, t: int, tau: float = TAU) -> float:
     return sum(math.exp(-(t - s) / tau) for s in node["resurfaced"])
-
-
-def last_touch(node: NodeLike) -> int:
-    res = node["resurfaced"]
-    created: int = node["created"]
-    return max(created, res[-1]) if res else created
 
 
 def _num(node_id: str) -> int:

@@ -14,12 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from curiosity_tui.ledger.queue import pulse, queue
+from curiosity_tui.ledger.node_record import NodeLike, pulse
+from curiosity_tui.ledger.queue import queue
 
 RENDER_FACTS = 5
 FOCUS_FACTS = 6
-
-NodeLike = Mapping[str, Any]
 
 
 def mark(req: Mapping[str, Any]) -> str:

@@ -3,12 +3,9 @@ is intact and that the fold reproduces the projection and every stored snapshot.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import hashlib
 import json
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -16,6 +13,7 @@ from typing import Any, cast
 from pydantic import BaseModel, ValidationError
 
 from curiosity_tui.errors import CorruptLedgerError, NotALedgerError
+from curiosity_tui.gcpause import gc_paused
 from curiosity_tui.ledger import journal as jr
 from curiosity_tui.ledger.events import (
     EVENT_KINDS,
@@ -158,25 +156,11 @@ def replay(
     Node texts are re-encoded only in the fields the events since a node's last snapshot may
     change (decision 251); should a snapshot not match that way, the journal is folded again
     re-encoding every changed node whole (the definitional way), which decides."""
-    with _gc_paused():
+    with gc_paused():  # a fold allocates ~10^5 acyclic dicts and lists (decision 250)
         try:
             return _replay(path, check_snapshots, keep_snapshots, until_seq, by_field=True)
         except _FieldTextsMismatch:
             return _replay(path, check_snapshots, keep_snapshots, until_seq, by_field=False)
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection while folding: a fold allocates hundreds of thousands of
-    acyclic dicts and lists (reference counting frees them), and the collector's passes over
-    the growing state cost ~5% of a replay for nothing (decision 250)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 class _FieldTextsMismatch(Exception):

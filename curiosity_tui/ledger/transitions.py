@@ -16,6 +16,7 @@ from typing import Literal
 from curiosity_tui.errors import TransitionError
 from curiosity_tui.ledger.events import DecayApplied, QuestionResurfaced, StatusChanged
 from curiosity_tui.ledger.ledger import Batch
+from curiosity_tui.ledger.node_record import NOT_LIVE
 from curiosity_tui.ledger.queue import decay_candidates
 
 REVIVED_REASON = "revived by resurfacing"
@@ -28,7 +29,7 @@ def resurface(batch: Batch, node: str, how: ResurfaceHow, actor: str) -> bool:
 
     Closed, archived and merged nodes cannot be resurfaced (TransitionError)."""
     n = batch.node(node)
-    if n["status"] in ("closed", "archived", "merged"):
+    if n["status"] in NOT_LIVE:
         raise TransitionError(f"{node} is {n['status']} and cannot be resurfaced")
     revived: bool = n["status"] == "dormant"
     if revived:

@@ -21,6 +21,7 @@ from curiosity_tui.ledger.events import (
 )
 from curiosity_tui.ledger.ledger import Batch
 from curiosity_tui.ledger.models import RequiredFact
+from curiosity_tui.ledger.node_record import NOT_LIVE
 from curiosity_tui.ledger.revision import revise
 from curiosity_tui.ledger.transitions import apply_decay, resurface
 from curiosity_tui.protocol.context import SessionContext, norm_id
@@ -72,7 +73,7 @@ def apply_actions(
         if nid is None:
             continue
         n = b.node(nid)
-        if n["status"] in ("closed", "archived", "merged"):
+        if n["status"] in NOT_LIVE:
             ctx.rejected.append(f"action {a.action}: {nid} is {n['status']}")
             continue
         if a.action == "close":

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from curiosity_tui.contract.downgrades import MIN_GROUNDS_CHARS
-from curiosity_tui.ledger.models import LIVE_EXCLUDED
+from curiosity_tui.ledger.node_record import NOT_LIVE
 from curiosity_tui.modelio.call_schemas import CallSpec, Rule
 from curiosity_tui.protocol.reply_shapes import (
     DeliverableReply,
@@ -45,7 +45,7 @@ MIN_QUESTION = 8
 
 def live_ids(nodes: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """The ids of the nodes an action may name (not closed, archived or merged), sorted."""
-    return sorted(nid for nid, n in nodes.items() if n.get("status") not in LIVE_EXCLUDED)
+    return sorted(nid for nid, n in nodes.items() if n.get("status") not in NOT_LIVE)
 
 
 def _texts(*paths: str, limit: int = TEXT) -> tuple[Rule, ...]:

@@ -22,7 +22,8 @@ from textual.widgets import DataTable, Header, Static
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger import curation
 from curiosity_tui.ledger.ledger import Ledger
-from curiosity_tui.ledger.queue import decayed_priority, last_touch, queue
+from curiosity_tui.ledger.node_record import last_touch, pulse
+from curiosity_tui.ledger.queue import decayed_priority, queue
 from curiosity_tui.ledger.view import Position, State, build_children, node_num
 from curiosity_tui.screens.base import AppScreen
 from curiosity_tui.widgets.footer import Footer
@@ -129,7 +130,7 @@ class CuratorScreen(AppScreen):
                 Text(f"{glyph(status)} {status}", style=STATUS_STYLE.get(status, "")),
                 Text("" if cp is None else str(cp), style="bold magenta"),
                 Text(f"{decayed_priority(n, self.t):.3f}", justify="right"),
-                Text(str(len(n["resurfaced"])), justify="right"),
+                Text(str(pulse(n)), justify="right"),
                 Text(f"s{last_touch(n)}", justify="right", style="dim"),
                 Text(short(n["text"], 60)),
                 key=nid,

@@ -13,6 +13,7 @@ from textual.visual import visualize
 from textual.widgets import Static
 
 from curiosity_tui.ledger.changes import node_changes, removed_requirements
+from curiosity_tui.ledger.node_record import pulse
 from curiosity_tui.ledger.render import mark
 from curiosity_tui.ledger.view import State
 from curiosity_tui.widgets.literal import clean
@@ -113,7 +114,7 @@ def _head(
     t.append(f"{glyph(status)} ", style=STATUS_STYLE.get(status, ""))
     t.append(nid, style="bold")
     t.append(f"  {status}", style=STATUS_STYLE.get(status, ""))
-    t.append(f"  pulse {len(n['resurfaced'])}")
+    t.append(f"  pulse {pulse(n)}")
     t.append(f"  decayed priority {state.priority(nid):.3f} at s{state.t}")
     rank = state.ranks.get(nid)
     if rank is not None:

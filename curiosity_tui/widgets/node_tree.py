@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from curiosity_tui.ledger.node_record import pulse
 from curiosity_tui.ledger.view import State
 from curiosity_tui.widgets.literal import short
 from curiosity_tui.widgets.status import CHANGE_TAG, STATUS_STYLE, glyph
@@ -63,7 +64,7 @@ def node_label(state: State, nid: str, width: int = 90) -> Text:
     t.append(nid, style="bold")
     t.append(" ")
     t.append(f"{status:<8}", style=STATUS_STYLE.get(status, ""))
-    t.append(f" p{len(n['resurfaced'])}", style="cyan")
+    t.append(f" p{pulse(n)}", style="cyan")
     rank = state.ranks.get(nid)
     if rank is not None:
         t.append(f" #{rank}", style="bold cyan")
