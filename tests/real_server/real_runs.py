@@ -46,6 +46,22 @@ class RunOutcome:
         return f"{self.run.explain()}\nsession_failed reasons:\n{failures}\n{self.verify.explain()}"
 
 
+RESUME_HINT = "run the same command again to resume"
+
+
+def run_resuming(args: tuple[str, ...], *, cwd: Path, resumes: int) -> tuple[CliResult, int]:
+    """``curiosity-tui ARGS``, run again (it resumes) up to ``resumes`` times while it stops
+    with the CLI's own resume advice: a tiny model's reply cut at its cap fails a session, and
+    the ledger stays consistent for the next try. Returns the last result and the re-runs."""
+    run = run_cli(*args, cwd=cwd)
+    done = 0
+    while run.returncode != 0 and done < resumes and RESUME_HINT in run.stdout + run.stderr:
+        done += 1
+        print(f"real-server: resumed after: {run.stderr.strip().splitlines()[-1:]}")
+        run = run_cli(*args, cwd=cwd)
+    return run, done
+
+
 def run_configuration(
     run_dir: Path,
     *,
@@ -56,9 +72,11 @@ def run_configuration(
     model: str,
     extra: tuple[str, ...] = (),
     dialect: str | None = None,
+    resumes: int = 0,
 ) -> RunOutcome:
     """Create a ledger for CONFIG under CONTRACT, run SESSIONS sessions (in ``dialect``, else the
-    probe's), verify, record figures."""
+    probe's), verify, record figures. ``resumes``: how many times a run that stopped with "run
+    the same command again to resume" is run again, as its user would (recorded in results)."""
     ledger = run_dir / "ledger"
     created = run_cli(
         "ledger",
@@ -73,24 +91,32 @@ def run_configuration(
         cwd=run_dir,
     )
     assert created.returncode == 0, created.explain()
-    run = run_cli(
-        "run",
-        str(ledger),
-        "--sessions",
-        str(sessions),
-        "--base-url",
-        base_url,
-        "--model",
-        model,
-        *SERVER_FLAGS,
-        *(("--schema-dialect", dialect) if dialect else ()),
-        *extra,
+    run, resumed = run_resuming(
+        (
+            "run",
+            str(ledger),
+            "--sessions",
+            str(sessions),
+            "--base-url",
+            base_url,
+            "--model",
+            model,
+            *SERVER_FLAGS,
+            *(("--schema-dialect", dialect) if dialect else ()),
+            *extra,
+        ),
         cwd=run_dir,
+        resumes=resumes,
     )
     verify = run_cli("verify", str(ledger), cwd=run_dir)
     figures = ledger_figures(ledger)
     results = run_dir.parent.parent / "results.jsonl"
-    entry = {"test": run_dir.name, "returncode": run.returncode, "figures": figures.model_dump()}
+    entry = {
+        "test": run_dir.name,
+        "returncode": run.returncode,
+        "resumed": resumed,
+        "figures": figures.model_dump(),
+    }
     with results.open("a", encoding="utf-8") as f:
         f.write(json.dumps(entry) + "\n")
     return RunOutcome(ledger, created, run, verify, figures)

@@ -49,6 +49,7 @@ def test_protocol_two_sessions(
         sessions=2,
         base_url=proxy.base_url,
         model=servers.model,
+        resumes=2,  # a cut reply stops a session; the CI subset resumes as a user would
     )
     assert_completed(outcome, 2)
     assert_protocol_records(outcome)

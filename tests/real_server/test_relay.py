@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from real_cli import RealServers, run_cli
-from real_runs import SEED, SERVER_FLAGS
+from real_runs import SEED, SERVER_FLAGS, run_resuming
 
 from curiosity_tui.ledger import Ledger
 
@@ -37,9 +37,10 @@ def test_relay_between_two_servers(servers: RealServers, run_dir: Path) -> None:
     ledger = run_dir / "relay-ledger"
     new = run_cli("ledger", "new", str(ledger), "--seed", SEED, "--config", "C+cur", cwd=run_dir)
     assert new.returncode == 0, new.explain()
-    run = run_cli(
-        "run", str(ledger), "--sessions", "2", "--relay", str(relay), *SERVER_FLAGS, cwd=run_dir
-    )
+    # a reply of the 135M model cut at its cap stops a session; the run resumes, as a user's
+    # would (up to twice; the relay's plumbing, not the tiny model, is under test here)
+    args = ("run", str(ledger), "--sessions", "2", "--relay", str(relay), *SERVER_FLAGS)
+    run, _ = run_resuming(args, cwd=run_dir, resumes=2)
     assert run.returncode == 0, run.explain()
     assert "endpoint A" in run.stdout and "endpoint B" in run.stdout, run.explain()
     verify = run_cli("verify", str(ledger), cwd=run_dir)
