@@ -49,7 +49,7 @@ def test_a_three_session_pilot_packs_sessions_1_and_3_by_default(
     capsys.readouterr()
     out = tmp_path / "pack"
     args = ["pack", "build", str(short_runs), "--out", str(out), "--seed", "3"]
-    assert main([*args, "--leak-permutations", "9"]) == 0
+    assert main([*args, "--leak-permutations", "20"]) == 0
     printed = capsys.readouterr().out
     assert "sessions shown (1,last): 1 and 3 in 2 run(s)" in printed
     manifest = json.loads((out / "manifest.json").read_text())
@@ -64,7 +64,7 @@ def test_sessions_by_number_and_a_session_past_the_run_named(
 ) -> None:
     capsys.readouterr()
     ok = ["pack", "build", str(short_runs), "--out", str(tmp_path / "a"), "--sessions", "1,2"]
-    assert main([*ok, "--leak-permutations", "9"]) == 0
+    assert main([*ok, "--leak-permutations", "20"]) == 0
     key = json.loads((tmp_path / "a.key.json").read_text())
     assert {tuple(e["sessions"]) for e in key["items"].values() if e["kind"] == "run"} == {(1, 2)}
     capsys.readouterr()

@@ -75,9 +75,9 @@ def test_agreement_and_unblind_over_a_scripted_pack_say_so(
     ws = _workspace(tmp_path)
     pack = str(ws / "packs" / "p1")
     capsys.readouterr()
-    assert main(["agreement", pack, "--boot", "0"]) == 0
+    assert main(["agreement", pack, "--boot", "10"]) == 0
     assert capsys.readouterr().out.startswith(SCRIPTED_BANNER)
-    assert main(["agreement", pack, "--boot", "0", "--json"]) == 0
+    assert main(["agreement", pack, "--boot", "10", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["replies"] == "scripted"
     assert main(["unblind", pack, "--force", "--by", "coord"]) == 0
     assert capsys.readouterr().out.startswith(SCRIPTED_BANNER)

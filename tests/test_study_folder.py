@@ -34,7 +34,7 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert main(["pilot", "run", str(plan), "--out", str(out), "--scripted", "--workers", "1"]) == 0
     assert main(["pack", "build", str(out), "--out", str(root / "packs" / "p1"),
                  "--key-out", str(root / "keys" / "p1.key.json"), "--scheme", "pilot-02",
-                 "--seed", "1", "--leak-permutations", "9"]) == 0  # fmt: skip
+                 "--seed", "1", "--leak-permutations", "20"]) == 0  # fmt: skip
     return root
 
 

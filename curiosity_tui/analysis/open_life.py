@@ -15,9 +15,10 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from curiosity_tui.analysis.registry import register
-from curiosity_tui.analysis.rundata import NOT_LIVE, RunData
+from curiosity_tui.analysis.rundata import RunData
 from curiosity_tui.analysis.survival import km_median, km_table, pooled_hazard
 from curiosity_tui.analysis.timeline import NodeState
+from curiosity_tui.ledger.node_record import NOT_LIVE
 
 __all__ = ["QuestionLife", "open_lives"]
 

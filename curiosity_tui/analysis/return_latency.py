@@ -21,9 +21,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from curiosity_tui.analysis.registry import Metric, Registry, register
-from curiosity_tui.analysis.rundata import NOT_LIVE, RunData, RunNode, RunSession
+from curiosity_tui.analysis.rundata import RunData, RunNode, RunSession
 from curiosity_tui.analysis.survival import km_median, km_table
 from curiosity_tui.analysis.timeline import NodeState
+from curiosity_tui.ledger.node_record import NOT_LIVE
 
 __all__ = [
     "DEFAULT_RETURN_K",
