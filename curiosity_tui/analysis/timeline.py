@@ -14,6 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from curiosity_tui.analysis.signature import committed_sessions
+
 __all__ = ["MET_STATUSES", "NodeState", "condition_met", "ledger_timeline"]
 
 #: A required fact in one of these statuses no longer blocks the return condition.
@@ -57,7 +59,7 @@ def _stage_for(ledger: Any, session: int, last: int) -> str | None:
 
 def ledger_timeline(ledger: Any) -> dict[str, list[NodeState]]:
     """node id -> its state after each committed session it existed in, in session order."""
-    committed = sorted(r.session for r in ledger.session_records() if r.status == "committed")
+    committed = committed_sessions(ledger)  # no record built (and validated) per session
     if not committed:
         return {}
     snapped = {s for s, _, _ in ledger.snapshot_index()}
