@@ -41,6 +41,7 @@ def _wait_file(path: Path, text: str, timeout: float = 30) -> None:
     raise AssertionError(f"{path} never held {text!r}")
 
 
+@pytest.mark.pty
 @pytest.mark.skipif(sys.platform != "linux", reason="pty driving is tested on Linux")
 def test_sigkill_mid_draft_then_reopen_brings_the_draft_back(pack: Path) -> None:
     drafts = drafts_path(pack, "ann")

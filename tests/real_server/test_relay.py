@@ -28,10 +28,12 @@ def _second_server() -> tuple[str, str]:
 def test_relay_between_two_servers(servers: RealServers, run_dir: Path) -> None:
     url_b, model_b = _second_server()
     relay = run_dir / "relay.toml"
+    # Gemma takes session 1 and SmolLM2 session 2: SmolLM2-135M's judge-before on the seed
+    # question alone (session 1) ran away to its cap in every resume of three tier runs
     relay.write_text(
         'sessions = ["model:A", "model:B"]\n'
-        f'[models.A]\nbase_url = "{servers.chat_url}"\nmodel = "{servers.model}"\n'
-        f'[models.B]\nbase_url = "{url_b}"\nmodel = "{model_b}"\n',
+        f'[models.A]\nbase_url = "{url_b}"\nmodel = "{model_b}"\n'
+        f'[models.B]\nbase_url = "{servers.chat_url}"\nmodel = "{servers.model}"\n',
         encoding="utf-8",
     )
     ledger = run_dir / "relay-ledger"
@@ -53,8 +55,8 @@ def test_relay_between_two_servers(servers: RealServers, run_dir: Path) -> None:
     with Ledger.open(ledger) as led:
         minds = [r.mind for r in led.session_records()]
     assert [(m.kind, m.name) for m in minds if m] == [
-        ("model", servers.model),
         ("model", model_b),
+        ("model", servers.model),
     ]
     endpoints = [m.endpoint for m in minds if m]
     assert len(set(endpoints)) == 2, endpoints  # two servers, two endpoints on the records
