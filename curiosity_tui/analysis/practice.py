@@ -8,7 +8,7 @@ refuses a mix unless ``--allow-mixed`` and then names the scripted runs.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from curiosity_tui.analysis.rundata import RunData
 from curiosity_tui.errors import InputError
+from curiosity_tui.practice_banner import SCRIPTED_BANNER, Replies, banner, replies_of
 
 __all__ = [
     "SCRIPTED_BANNER",
@@ -33,26 +34,11 @@ __all__ = [
     "scripted_run_ids",
 ]
 
-Replies = Literal["model", "scripted", "mixed"]
-
-SCRIPTED_BANNER = (
-    "SCRIPTED PRACTICE — every reply came from the built-in scripted server, not a model; "
-    "nothing here is a result"
-)
-
 
 def run_replies(run: RunData) -> Literal["model", "scripted"]:
     """``scripted`` when the run's metadata says its replies came from the scripted server."""
     options = run.meta.get("options") if isinstance(run.meta, dict) else None
     return "scripted" if isinstance(options, dict) and options.get("scripted") else "model"
-
-
-def replies_of(kinds: Iterable[str]) -> Replies:
-    """One label for a set of runs' labels: model, scripted, or mixed."""
-    seen = set(kinds)
-    if seen == {"scripted"}:
-        return "scripted"
-    return "mixed" if seen & {"scripted", "mixed"} else "model"
 
 
 class Practice(BaseModel):
@@ -70,21 +56,6 @@ def practice_of(runs: Sequence[RunData]) -> Practice:
         scripted_runs=scripted,
         model_runs=len(runs) - len(scripted),
     )
-
-
-def banner(replies: str, *, scripted_runs: Sequence[str] = ()) -> str:
-    """The line an output starts with; "" when every reply came from a model."""
-    if replies == "scripted":
-        return SCRIPTED_BANNER
-    if replies == "mixed" and not scripted_runs:
-        return "MIXED: scripted and model replies are pooled here; such figures are not results"
-    if replies == "mixed":
-        named = ", ".join(scripted_runs[:6]) + (" …" if len(scripted_runs) > 6 else "")
-        return (
-            f"MIXED: {len(scripted_runs)} run(s) had scripted replies, not a model's "
-            f"({named}); figures that pool them are not results"
-        )
-    return ""
 
 
 def refuse_mixed(practice: Practice, where: str, *, allow_mixed: bool) -> None:

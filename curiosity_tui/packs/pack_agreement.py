@@ -151,7 +151,7 @@ def _changes_now(pack: Pack) -> list[str]:
 def format_agreement(rep: PackAgreement) -> str:
     """The report as text; every statistic row starts with its group (human, model,
     human-model, or pooled when asked for)."""
-    from curiosity_tui.analysis.practice import banner
+    from curiosity_tui.practice_banner import banner
 
     groups = "; ".join(f"{g}: {', '.join(rs)}" for g, rs in rep.groups.items())
     label = banner(rep.replies)

@@ -573,7 +573,7 @@ def _config_table(
 def format_unblind(rep: UnblindReport) -> str:
     """The report as text. Tables are per rater group (human, model) and every table row
     starts with its group: human and model ratings are never counted together."""
-    from curiosity_tui.analysis.practice import banner
+    from curiosity_tui.practice_banner import banner
 
     comp = rep.completeness
     label = banner(rep.replies)
