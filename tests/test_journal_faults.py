@@ -245,4 +245,4 @@ def test_failed_write_leaves_no_prefix(
         b.emit(FactAttached(text="kept"), node="q1", actor="model")
     led.close()
     assert verify(tmp_path / "l").ok
-    assert Ledger.open(tmp_path / "l").node("q1").facts[-1].text == "kept"
+    assert Ledger.open(tmp_path / "l").node("q1")["facts"][-1]["text"] == "kept"

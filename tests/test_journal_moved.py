@@ -34,4 +34,4 @@ def test_a_journal_grown_by_another_writer_is_refused(tmp_path: Path) -> None:
         first.close()
     assert verify(path).ok
     with Ledger.open(path) as led:
-        assert led.node("q1").status == "archived"
+        assert led.node("q1")["status"] == "archived"

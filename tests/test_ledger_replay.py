@@ -100,9 +100,9 @@ def test_markup_and_control_characters_stored_verbatim(tmp_path: Path, clock: An
         b.snapshot("session")
     led.close()
     led = Ledger.open(tmp_path / "l")
-    assert led.node("q1").text == nasty
-    assert led.node(q).text == nasty + " child"
-    assert led.node(q).facts[0].text == "[red]fact[/red]\r\n\x1b"
+    assert led.node("q1")["text"] == nasty
+    assert led.node(q)["text"] == nasty + " child"
+    assert led.node(q)["facts"][0]["text"] == "[red]fact[/red]\r\n\x1b"
     assert led.meta.seed == nasty
     # the journal line escapes control characters but decodes to the same text
     line = (tmp_path / "l" / "journal.jsonl").read_bytes().splitlines()[1]

@@ -58,7 +58,7 @@ def test_the_last_open_question_is_not_archived(tmp_path: Path) -> None:
     )
     assert len(notes) == 1 and "last open question" in notes[0] and "q1" in notes[0]
     with Ledger.open(path) as led:
-        assert led.node("q1").status == "open"
+        assert led.node("q1")["status"] == "open"
     assert verify(path).ok
 
 
@@ -78,7 +78,7 @@ def test_a_prioritise_of_the_last_open_question_still_applies(tmp_path: Path) ->
     )
     assert notes == []
     with Ledger.open(path) as led:
-        assert led.node("q1").curator_priority == 1
+        assert led.node("q1")["curator_priority"] == 1
 
 
 def test_merge_targets_are_live_nodes_in_the_schema() -> None:

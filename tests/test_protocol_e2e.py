@@ -71,12 +71,15 @@ def test_protocol_runs_show_focus_preserve_answer_and_bounds(
         # forced focus every session, and the focus was resurfaced in that session
         for r in records:
             assert r.focus is not None and r.counts.forced_focus
-            assert r.session in led.node(r.focus).resurfaced
+            assert r.session in led.node(r.focus)["resurfaced"]
         decisions = {r.decision for r in records}
         assert decisions == {"PRESERVE", "ANSWER"}
         # preserved candidates stored for each PRESERVE, with the session's Δ
         preserved = [
-            (p.session, p.delta) for n in led.nodes() for p in n.preserved if p.reason == "preserve"
+            (p["session"], p["delta"])
+            for n in led.nodes()
+            for p in n["preserved"]
+            if p["reason"] == "preserve"
         ]
         for r in records:
             if r.decision == "PRESERVE":

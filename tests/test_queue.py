@@ -150,16 +150,16 @@ def test_dormancy_and_revival_through_the_ledger(tmp_path: Path, clock: Any) -> 
     assert _empty_session(led, 3) == []
     # q1 last touched in 1, q2 created in 1: both 3 sessions back after session 4
     assert _empty_session(led, 4) == ["q1", q2]
-    assert led.node("q1").status == "dormant"
-    assert [n.id for n in led.nodes() if n.status == "open"] == []
+    assert led.node("q1")["status"] == "dormant"
+    assert [n["id"] for n in led.nodes() if n["status"] == "open"] == []
     # facts never decay; status only
     with led.batch(5) as b:
         assert resurface(b, "q1", "voluntary", "model") is True
         assert resurface(b, "q1", "voluntary", "model") is False  # already open again
     q1 = led.node("q1")
-    assert q1.status == "open"
-    assert q1.resurfaced == [1, 5]
-    assert q1.voluntary == [5]
+    assert q1["status"] == "open"
+    assert q1["resurfaced"] == [1, 5]
+    assert q1["voluntary"] == [5]
     evs = [e for e in led.events("q1") if e.session == 5]
     assert [(e.kind, e.data.get("to"), e.data.get("reason")) for e in evs[:2]] == [
         ("status_changed", "open", REVIVED_REASON),

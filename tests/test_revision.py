@@ -112,12 +112,12 @@ def test_revision_through_the_ledger(tmp_path: Path, clock: Any) -> None:
             node="q1",
             actor="model",
         )
-    rc = led.node("q1").return_condition
+    rc = led.node("q1")["return_condition"]
     assert rc is not None
-    assert [(r.id, r.text, r.status) for r in rc.required_facts] == [
+    assert [(r["id"], r["text"], r["status"]) for r in rc["required_facts"]] == [
         ("r2", "B", "unchecked"),
         ("r3", "C", "unchecked"),
     ]
-    assert (rc.revision, rc.session) == (1, 2)
-    assert led.node("q1").requirement_counter == 3
+    assert (rc["revision"], rc["session"]) == (1, 2)
+    assert led.node("q1")["requirement_counter"] == 3
     assert led.verify().ok

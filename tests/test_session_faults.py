@@ -167,8 +167,8 @@ def test_unknown_node_ids_are_rejected_not_applied_and_markup_stored_verbatim(
         rejected = rec.rejected
         assert any("q999" in r for r in rejected) and any("q404" in r for r in rejected)
         assert rec.counts.voluntary_actions == 0 and rec.counts.facts == 0
-        texts = [n.text for n in led.nodes()]
+        texts = [n["text"] for n in led.nodes()]
         assert "[bold red]x[/] [link=file:///etc]y[/link]\x1b[31m\x07 ok?" in texts
-        odd = next(n for n in led.nodes() if n.text.startswith("[bold red]"))
-        assert odd.parent == "q1"  # unknown parent falls back to the focus
+        odd = next(n for n in led.nodes() if n["text"].startswith("[bold red]"))
+        assert odd["parent"] == "q1"  # unknown parent falls back to the focus
     assert verify(path).ok

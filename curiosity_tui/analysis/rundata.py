@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -27,7 +27,7 @@ from curiosity_tui.analysis.signature import (
 from curiosity_tui.analysis.timeline import NodeState, ledger_timeline
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger.models import SessionCounts
-from curiosity_tui.ledger.node_record import is_live, pulse
+from curiosity_tui.ledger.node_record import NodeRecord, is_live, pulse
 
 #: File suffix of a serialised RunData.
 RUN_FILE_SUFFIX = ".run.json"
@@ -37,9 +37,14 @@ CELL_SEP = "@"
 
 
 class RunNode(BaseModel):
-    """A node in the final snapshot, as far as metrics need it."""
+    """A node in the final snapshot: every field of the ledger's :class:`NodeRecord`, none
+    other (decision 500), with defaults so that a test or a run file may leave fields out.
 
-    model_config = ConfigDict(extra="allow")
+    The order of the fields is the order the run files have always written them in (the ones
+    metrics read first, then the rest in the fold's order), so a run file's bytes are as before.
+    What hangs off a node is kept as the ledger wrote it (typed by ``NodeRecord``)."""
+
+    model_config = ConfigDict(extra="forbid")
 
     id: str
     text: str = ""
@@ -53,14 +58,23 @@ class RunNode(BaseModel):
     return_condition: Any = None
     checks: list[Any] = Field(default_factory=list)
     merged_into: str | None = None
+    evidence: list[Any] = Field(default_factory=list)
+    preserved: list[Any] = Field(default_factory=list)
+    downgrades: list[Any] = Field(default_factory=list)
+    curator_priority: int | None = None
+    requirement_counter: int = 0
+
+    def record(self) -> NodeRecord:
+        """The node's fields as the ledger's record (the same names; what metrics derive from)."""
+        return cast(NodeRecord, vars(self))
 
     @property
     def pulse(self) -> int:
-        return pulse(vars(self))
+        return pulse(self.record())
 
     @property
     def live(self) -> bool:
-        return is_live(vars(self))
+        return is_live(self.record())
 
 
 class RunCounts(SessionCounts):
@@ -240,7 +254,7 @@ class RunData(BaseModel):
         )
 
 
-def final_snapshot(ledger: Any) -> dict[str, dict[str, Any]]:
+def final_snapshot(ledger: Any) -> dict[str, NodeRecord]:
     """A run's final snapshot (report §8: "structural measures are computed from the final
     snapshots of each run", "recomputed from the store snapshots after session 5"): the last
     snapshot of the last committed session that is not the curator's. Curator actions after

@@ -24,11 +24,12 @@ committed session, so drift and survival can be computed from run files as from 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from curiosity_tui.ledger.node_record import NOT_LIVE
+from curiosity_tui.ledger.node_record import NOT_LIVE, NodeRecord
 
 ROOT = "q1"
 
@@ -70,14 +71,14 @@ class QuestionSignature(BaseModel):
         return None
 
 
-def _root(nodes: dict[str, dict[str, Any]]) -> str | None:
+def _root(nodes: Mapping[str, NodeRecord]) -> str | None:
     if ROOT in nodes:
         return ROOT
     roots = sorted(i for i, n in nodes.items() if n.get("parent") is None)
     return roots[0] if roots else None
 
 
-def _living_under(nodes: dict[str, dict[str, Any]], root: str) -> list[str]:
+def _living_under(nodes: Mapping[str, NodeRecord], root: str) -> list[str]:
     children: dict[str, list[str]] = {}
     for nid, n in nodes.items():
         parent = n.get("parent")
@@ -98,7 +99,7 @@ def _id_order(nid: str) -> tuple[int, str]:
     return (int(digits) if digits else 0, nid)
 
 
-def signature_of(nodes: dict[str, dict[str, Any]], session: int) -> QuestionSignature:
+def signature_of(nodes: Mapping[str, NodeRecord], session: int) -> QuestionSignature:
     """The root question's signature in ``nodes`` (a ledger's raw node dicts)."""
     root = _root(nodes)
     if root is None:
@@ -106,7 +107,9 @@ def signature_of(nodes: dict[str, dict[str, Any]], session: int) -> QuestionSign
     living = _living_under(nodes, root)
     sig = QuestionSignature(session=session, question=root, text=str(nodes[root].get("text", "")))
     for nid in [root, *living]:
-        rc = nodes[nid].get("return_condition") or {}
+        rc = nodes[nid].get("return_condition")
+        if not rc:
+            continue
         for rf in rc.get("required_facts") or []:
             sig.required_facts.append(SignatureItem(id=f"{nid}.{rf['id']}", text=str(rf["text"])))
         sig.required_actions.extend(str(a) for a in rc.get("required_actions") or [])

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from curiosity_tui.analysis.signature import committed_sessions
+from curiosity_tui.ledger.node_record import NodeRecord
 
 __all__ = ["MET_STATUSES", "NodeState", "condition_met", "ledger_timeline"]
 
@@ -33,7 +34,7 @@ class NodeState(BaseModel):
     met: bool | None = None
 
 
-def condition_met(node: dict[str, Any]) -> bool | None:
+def condition_met(node: NodeRecord) -> bool | None:
     """Whether every required fact of the node's return condition stands satisfied or waived
     (the statuses the run's own contract gave them). None: no condition, or one without a
     required fact (nothing to meet)."""

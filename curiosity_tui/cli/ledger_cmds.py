@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the ledger stack loads in the handlers: `curiosity-tui open
     # without it (pydantic and the event models; decision 285)
     from curiosity_tui.ledger.ledger import Ledger
     from curiosity_tui.ledger.models import CuratorKind
+    from curiosity_tui.ledger.node_record import NodeRecord
 
 STAGES = ("session", "decay", "curator")
 
@@ -122,17 +123,19 @@ def _new(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- show
 
 
-def _node_json(node: dict[str, Any], t: int) -> dict[str, Any]:
+def _node_json(node: NodeRecord, t: int) -> dict[str, Any]:
     from curiosity_tui.ledger.node_record import pulse
     from curiosity_tui.ledger.queue import decayed_priority
 
-    out = dict(node)
+    out: dict[str, Any] = dict(node)
     out["pulse"] = pulse(node)
     out["decayed_priority"] = round(decayed_priority(node, t), 6)
     return out
 
 
-def _select(led: Ledger, session: int | None, stage: str | None) -> tuple[dict[str, Any], int]:
+def _select(
+    led: Ledger, session: int | None, stage: str | None
+) -> tuple[dict[str, NodeRecord], int]:
     if session is None:
         if stage is not None:
             raise InputError("--stage needs --session N")

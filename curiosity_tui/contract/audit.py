@@ -29,6 +29,7 @@ from curiosity_tui.contract_switches import ContractSwitches, switches_of
 from curiosity_tui.ledger import journal as jr
 from curiosity_tui.ledger.events import FoldState, fold_event
 from curiosity_tui.ledger.ledger import JOURNAL_FILE, Ledger
+from curiosity_tui.ledger.node_record import requirements
 
 FindingKind = Literal[
     "unverified_satisfied",
@@ -132,9 +133,8 @@ def _closure_findings(a: _Audit, ev: dict[str, Any]) -> None:
     """(c) closed over a requirement not met and (d) closed without verified evidence."""
     node, seq, session = ev["node"], ev["seq"], ev["session"]
     n = a.st.nodes[node]
-    rc = n.get("return_condition") or {"required_facts": []}
     binding = a.switches.closure != "unconditional"
-    for r in rc["required_facts"]:
+    for r in requirements(n):
         if r["status"] not in ("not_satisfied", "unchecked"):
             continue
         check_seq, check_session = (
@@ -176,8 +176,7 @@ def _retirement_findings(a: _Audit, ev: dict[str, Any]) -> None:
     """(b) a requirement retired while it stood on an unverified satisfied mark (not since
     re-checked, waived or weakened), and which later inputs still carried it."""
     node, seq, session = ev["node"], ev["seq"], ev["session"]
-    rc = a.st.nodes[node].get("return_condition") or {"required_facts": []}
-    current = {r["id"]: r["status"] for r in rc["required_facts"]}
+    current = {r["id"]: r["status"] for r in requirements(a.st.nodes[node])}
     for rid in ev["data"].get("retired", []):
         key = (node, rid)
         if key not in a.flagged or current.get(rid) != "satisfied":
@@ -219,7 +218,7 @@ def _note_check(a: _Audit, ev: dict[str, Any]) -> None:
     if rec is not None and rec["status"] == "verified":
         a.flagged.pop(key, None)
         return
-    req = next(r for r in n["return_condition"]["required_facts"] if r["id"] == d["requirement"])
+    req = next(r for r in requirements(n) if r["id"] == d["requirement"])
     a.flagged[key] = (seq, session, req["text"])
     verified = a.switches.evidence == "verified"
     a.findings.append(

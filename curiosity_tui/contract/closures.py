@@ -15,6 +15,7 @@ from curiosity_tui.contract.rules import Contract
 from curiosity_tui.ledger import journal as jr
 from curiosity_tui.ledger.events import FoldState, fold_event
 from curiosity_tui.ledger.ledger import JOURNAL_FILE, Ledger
+from curiosity_tui.ledger.node_record import requirements
 
 
 def closure_attempts(led: Ledger) -> list[dict[str, Any]]:
@@ -49,11 +50,8 @@ def _attempt(
     node = ev["node"]
     n = st.nodes[node]
     unmet = list(ev["data"]["unmet"]) if ev["kind"] == "closure_blocked" else Contract.unmet(n)
-    rc = n.get("return_condition") or {"required_facts": []}
     met_by_downgrade = [
-        r["id"]
-        for r in rc["required_facts"]
-        if (node, r["id"]) in downgraded and r["id"] not in unmet
+        r["id"] for r in requirements(n) if (node, r["id"]) in downgraded and r["id"] not in unmet
     ]
     return {
         "session": ev["session"],

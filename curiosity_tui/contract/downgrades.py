@@ -14,7 +14,14 @@ from curiosity_tui.contract.rules import get_contract
 from curiosity_tui.errors import TransitionError
 from curiosity_tui.ledger.events import DowngradeDecided, DowngradeProposed
 from curiosity_tui.ledger.ledger import Batch, Ledger
-from curiosity_tui.ledger.node_record import NOT_LIVE
+from curiosity_tui.ledger.node_record import (
+    NOT_LIVE,
+    CheckEntry,
+    DowngradeDecisionEntry,
+    DowngradeEntry,
+    EvidenceEntry,
+    requirements,
+)
 
 MIN_GROUNDS_WORDS = 4
 MIN_GROUNDS_CHARS = 20
@@ -70,9 +77,9 @@ class PendingDowngrade:
     proposed_by: str
     session: int
     status: str
-    decision: dict[str, Any] | None
-    checks: list[dict[str, Any]]
-    evidence: list[dict[str, Any]]
+    decision: DowngradeDecisionEntry | None
+    checks: list[CheckEntry]
+    evidence: list[EvidenceEntry]
 
     def as_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -90,8 +97,7 @@ def propose_in_batch(
 ) -> str:
     _require_downgrades(b.state.meta)
     node = b.node(node_id)
-    rc = node.get("return_condition")
-    req = next((r for r in (rc["required_facts"] if rc else []) if r["id"] == requirement), None)
+    req = next((r for r in requirements(node) if r["id"] == requirement), None)
     if req is None:
         raise TransitionError(f"{node_id} has no required fact {requirement!r}")
     if node["status"] in NOT_LIVE:
@@ -145,7 +151,7 @@ def propose(
         )
 
 
-def _find(led: Ledger, proposal_id: str) -> tuple[str, dict[str, Any]]:
+def _find(led: Ledger, proposal_id: str) -> tuple[str, DowngradeEntry]:
     for nid, node in led.raw_nodes().items():
         for p in node["downgrades"]:
             if p["id"] == proposal_id:
@@ -174,7 +180,7 @@ def decide(
     _require_downgrades(led._state.meta)
     nid, p = _find(led, proposal_id)
     if p["status"] != "pending":
-        by = p["decision"]["by"] if p.get("decision") else "?"
+        by = dec["by"] if (dec := p.get("decision")) else "?"
         raise TransitionError(f"downgrade {proposal_id} was already {p['status']} by {by}")
     self_approval = decision == "approve" and p.get("proposed_by") == actor
     if self_approval and not allow_self_approval:
@@ -184,9 +190,8 @@ def decide(
             "decision)"
         )
     if decision == "approve":
-        rc = led.raw_nodes()[nid].get("return_condition")
         req = next(
-            (r for r in (rc["required_facts"] if rc else []) if r["id"] == p["requirement"]), None
+            (r for r in requirements(led.raw_nodes()[nid]) if r["id"] == p["requirement"]), None
         )
         if req is None:
             raise TransitionError(
@@ -212,20 +217,19 @@ def decide(
 def list_downgrades(led: Ledger, *, pending_only: bool = False) -> list[PendingDowngrade]:
     out: list[PendingDowngrade] = []
     for nid, node in sorted(led.raw_nodes().items(), key=lambda kv: int(kv[0][1:])):
-        rc = node.get("return_condition") or {"required_facts": []}
-        reqs = {r["id"]: r for r in rc["required_facts"]}
+        reqs = {r["id"]: r for r in requirements(node)}
         for p in node["downgrades"]:
             if pending_only and p["status"] != "pending":
                 continue
-            req = reqs.get(p["requirement"], {"text": "(retired)", "status": "retired"})
+            req = reqs.get(p["requirement"])
             out.append(
                 PendingDowngrade(
                     id=p["id"],
                     node=nid,
                     node_text=node["text"],
                     requirement=p["requirement"],
-                    requirement_text=req["text"],
-                    requirement_status=req["status"],
+                    requirement_text=req["text"] if req else "(retired)",
+                    requirement_status=req["status"] if req else "retired",
                     action=p["action"],
                     new_text=p.get("new_text"),
                     grounds=p["grounds"],

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Literal
 
 from curiosity_tui.contract_switches import (
     PRESET_SWITCHES,
@@ -30,6 +30,7 @@ from curiosity_tui.contract_switches import (
     canonical_name,
     switches_of,
 )
+from curiosity_tui.ledger.node_record import NodeRecord, requirements
 
 CHECKER_INSTRUCTION_PILOT01 = (
     "For each required fact, say whether it is now established by facts on file or by "
@@ -93,13 +94,10 @@ class Contract:
         return current  # unverified: stored as proposed, status unchanged
 
     @staticmethod
-    def unmet(node: dict[str, Any]) -> list[str]:
-        rc = node.get("return_condition")
-        if not rc:
-            return []
-        return [r["id"] for r in rc["required_facts"] if r["status"] not in ("satisfied", "waived")]
+    def unmet(node: NodeRecord) -> list[str]:
+        return [r["id"] for r in requirements(node) if r["status"] not in ("satisfied", "waived")]
 
-    def on_answer(self, node: dict[str, Any]) -> ClosureDecision:
+    def on_answer(self, node: NodeRecord) -> ClosureDecision:
         unmet = self.unmet(node)
         if self.closure_bound and unmet:
             return ClosureDecision(close=False, unmet=unmet)

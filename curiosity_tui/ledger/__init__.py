@@ -3,36 +3,28 @@
 from curiosity_tui.ledger.ledger import Batch, Ledger, VerifyReport, iter_ledgers, replay, verify
 from curiosity_tui.ledger.models import (
     CallRecord,
-    Check,
     Downgrade,
     Event,
     EvidenceRecord,
-    Fact,
     Mind,
-    Node,
-    Preserved,
     RequiredFact,
-    ReturnCondition,
     RunMeta,
     SessionCounts,
     SessionRecord,
     Source,
 )
+from curiosity_tui.ledger.node_record import NodeRecord
 
 __all__ = [
     "Batch",
     "CallRecord",
-    "Check",
     "Downgrade",
     "Event",
     "EvidenceRecord",
-    "Fact",
     "Ledger",
     "Mind",
-    "Node",
-    "Preserved",
+    "NodeRecord",
     "RequiredFact",
-    "ReturnCondition",
     "RunMeta",
     "SessionCounts",
     "SessionRecord",

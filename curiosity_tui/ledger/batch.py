@@ -8,7 +8,7 @@ import copy
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -28,6 +28,7 @@ from curiosity_tui.ledger.events import (
 )
 from curiosity_tui.ledger.hashing import HashIndex, snapshot_delta
 from curiosity_tui.ledger.models import SessionRecord
+from curiosity_tui.ledger.node_record import NodeRecord
 from curiosity_tui.ledger.node_text import GROWING, NodeTexts
 from curiosity_tui.ledger.replay import touched
 
@@ -59,7 +60,7 @@ def valid_actor(actor: str) -> bool:
     return actor.startswith("human:") and bool(actor[6:].strip()) and actor[6:] == actor[6:].strip()
 
 
-def _copy_node(node: dict[str, Any]) -> dict[str, Any]:
+def _copy_node(node: NodeRecord) -> NodeRecord:
     """A node copy for copy-on-write: independent everywhere a fold changes it in place. The
     items of the append-only lists (facts, checks, preserved) are never changed once appended,
     so those lists are copied and their items shared: a node's history is not copied again."""
@@ -68,8 +69,8 @@ def _copy_node(node: dict[str, Any]) -> dict[str, Any]:
     }
     for k in GROWING:
         if k in node:
-            out[k] = list(node[k])
-    return out
+            out[k] = list(node[k])  # type: ignore[literal-required]  # one of GROWING's keys
+    return cast(NodeRecord, out)
 
 
 def _copy_json(x: Any) -> Any:
@@ -138,12 +139,12 @@ class Batch:
     def state(self) -> FoldState:
         return self.work.state
 
-    def node(self, node_id: str) -> dict[str, Any]:
+    def node(self, node_id: str) -> NodeRecord:
         if node_id not in self.state.nodes:
             raise TransitionError(f"unknown node {node_id!r}")
         return self.state.nodes[node_id]
 
-    def raw_nodes(self) -> dict[str, dict[str, Any]]:
+    def raw_nodes(self) -> dict[str, NodeRecord]:
         """The working state's node dicts (do not mutate); cf. ``Ledger.raw_nodes()``."""
         return self.state.nodes
 

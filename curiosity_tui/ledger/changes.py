@@ -10,17 +10,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from curiosity_tui.ledger.node_record import NodeRecord, RequirementEntry, requirements
+
 __all__ = ["node_changes", "removed_requirements"]
 
-Node = dict[str, Any]
+Node = NodeRecord
 
 
-def _reqs(n: Node) -> dict[str, Node]:
-    rc = n.get("return_condition") or {}
-    return {r["id"]: r for r in rc.get("required_facts", [])}
+def _reqs(n: Node) -> dict[str, RequirementEntry]:
+    return {r["id"]: r for r in requirements(n)}
 
 
-def removed_requirements(before: Node | None, after: Node) -> list[Node]:
+def removed_requirements(before: Node | None, after: Node) -> list[RequirementEntry]:
     """The required facts of ``before``'s return condition that ``after`` no longer has."""
     if before is None:
         return []

@@ -7,12 +7,10 @@ Actors: ``model-curator`` or ``human:<name>``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from curiosity_tui.errors import TransitionError
 from curiosity_tui.ledger.events import CuratorPrioritySet, NodesMerged, StatusChanged
 from curiosity_tui.ledger.ledger import Ledger
-from curiosity_tui.ledger.node_record import NOT_LIVE
+from curiosity_tui.ledger.node_record import NOT_LIVE, NodeRecord
 
 CURATOR_ACTORS = ("model-curator",)
 
@@ -27,7 +25,7 @@ def check_curator(actor: str, reason: str) -> None:
         raise TransitionError("a curator action needs a reason")
 
 
-def _node(led: Ledger, node_id: str) -> dict[str, Any]:
+def _node(led: Ledger, node_id: str) -> NodeRecord:
     nodes = led.raw_nodes()
     if node_id not in nodes:
         raise TransitionError(f"unknown node {node_id!r}")

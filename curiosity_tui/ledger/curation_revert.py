@@ -21,6 +21,7 @@ from curiosity_tui.ledger.curation import check_curator
 from curiosity_tui.ledger.events import CuratorReverted
 from curiosity_tui.ledger.journal import JOURNAL_FILE
 from curiosity_tui.ledger.ledger import Ledger
+from curiosity_tui.ledger.node_record import NodeRecord
 
 __all__ = ["CuratorAction", "curator_actions", "revert"]
 
@@ -85,7 +86,7 @@ def curator_actions(led: Ledger) -> list[CuratorAction]:
     return list(out.values())
 
 
-def _before(led: Ledger, seq: int, node: str) -> dict[str, Any]:
+def _before(led: Ledger, seq: int, node: str) -> NodeRecord:
     """The node as it stood just before journal seq ``seq``."""
     from curiosity_tui.ledger.replay import replay
 
@@ -95,7 +96,7 @@ def _before(led: Ledger, seq: int, node: str) -> dict[str, Any]:
     return nodes[node]
 
 
-def _still_shows(act: CuratorAction, now: dict[str, Any]) -> bool:
+def _still_shows(act: CuratorAction, now: NodeRecord) -> bool:
     if act.action == "priority":
         return bool(now.get("curator_priority") == act.value)
     if act.action == "merge":

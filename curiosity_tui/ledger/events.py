@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -105,6 +105,14 @@ from curiosity_tui.ledger.event_data import (
 from curiosity_tui.ledger.event_data import (  # re-exported: the events' data models
     _Data as _Data,
 )
+from curiosity_tui.ledger.node_record import (
+    DowngradeDecisionEntry,
+    DowngradeEntry,
+    EvidenceEntry,
+    MatchEntry,
+    NodeRecord,
+    RequirementEntry,
+)
 
 # --------------------------------------------------------------------------- state
 
@@ -114,7 +122,7 @@ class FoldState:
 
     def __init__(self) -> None:
         self.meta: dict[str, Any] | None = None
-        self.nodes: dict[str, dict[str, Any]] = {}
+        self.nodes: dict[str, NodeRecord] = {}
         self.sessions: dict[int, dict[str, Any]] = {}  # committed session records
         self.failed: list[dict[str, Any]] = []  # failed session attempts (reason, session)
         self.sources: dict[str, dict[str, Any]] = {}
@@ -123,7 +131,7 @@ class FoldState:
         self.downgrade_counter = 0
         self.last_session = 0
 
-    def node(self, node_id: str | None, seq: int) -> dict[str, Any]:
+    def node(self, node_id: str | None, seq: int) -> NodeRecord:
         found = self.nodes.get(node_id)  # type: ignore[arg-type]  # None is never a key
         if found is None:
             raise CorruptLedgerError(f"event seq {seq} refers to unknown node {node_id!r}", seq=seq)
@@ -191,7 +199,7 @@ def _node_created(
     if d.get("parent") is not None and d["parent"] not in st.nodes:
         raise CorruptLedgerError(f"event seq {seq}: parent {d['parent']!r} is unknown", seq=seq)
     st.node_counter += 1
-    st.nodes[node] = {
+    st.nodes[node] = {  # checked by mypy against NodeRecord: every field, nothing else
         "id": node,
         "text": d["text"],
         "parent": d.get("parent"),
@@ -248,7 +256,7 @@ def _max_req(ids: list[str]) -> int:
 )
 def _rc_set(st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data) -> None:
     n = st.node(node, seq)
-    rfs = [dict(r) for r in d["required_facts"]]
+    rfs: list[RequirementEntry] = [cast(RequirementEntry, dict(r)) for r in d["required_facts"]]
     n["return_condition"] = {
         "required_facts": rfs,
         "required_actions": list(d.get("required_actions", [])),
@@ -269,7 +277,7 @@ def _rc_revised(
 ) -> None:
     n = st.node(node, seq)
     old = n["return_condition"]
-    rfs = [dict(r) for r in d["required_facts"]]
+    rfs: list[RequirementEntry] = [cast(RequirementEntry, dict(r)) for r in d["required_facts"]]
     n["return_condition"] = {
         "required_facts": rfs,
         "required_actions": list(d.get("required_actions", [])),
@@ -280,9 +288,8 @@ def _rc_revised(
     n["requirement_counter"] = max(n["requirement_counter"], _max_req([r["id"] for r in rfs]))
 
 
-def _requirement(n: dict[str, Any], rid: str, seq: int) -> dict[str, Any]:
+def _requirement(n: NodeRecord, rid: str, seq: int) -> RequirementEntry:
     rc = n["return_condition"]
-    r: dict[str, Any]
     for r in rc["required_facts"] if rc else []:
         if r["id"] == rid:
             return r
@@ -319,7 +326,7 @@ def _evidence_added(
 ) -> None:
     n = st.node(node, seq)
     st.evidence_counter += 1
-    n["evidence"].append(dict(d))
+    n["evidence"].append(cast(EvidenceEntry, dict(d)))
 
 
 @_kind(
@@ -334,7 +341,7 @@ def _evidence_verified(
     for e in n["evidence"]:
         if e["id"] == d["evidence_id"]:
             e["status"] = "verified"
-            e["match"] = dict(d["match"])
+            e["match"] = cast(MatchEntry, dict(d["match"]))
             e["reason"] = ""
             return
     raise CorruptLedgerError(f"event seq {seq}: unknown evidence {d['evidence_id']!r}", seq=seq)
@@ -442,7 +449,7 @@ def _dg_proposed(
     n = st.node(node, seq)
     _requirement(n, d["requirement"], seq)
     st.downgrade_counter += 1
-    n["downgrades"].append(dict(d))
+    n["downgrades"].append(cast(DowngradeEntry, dict(d)))
 
 
 @_kind(
@@ -462,7 +469,7 @@ def _dg_decided(
                 )
             r = _requirement(n, p["requirement"], seq)  # before any change: folds are atomic
             p["status"] = "approved" if d["decision"] == "approve" else "rejected"
-            p["decision"] = {
+            decision: DowngradeDecisionEntry = {
                 "decision": d["decision"],
                 "by": actor,
                 "grounds": d["grounds"],
@@ -470,7 +477,8 @@ def _dg_decided(
                 "session": session,
             }
             if d.get("self_approval"):
-                p["decision"]["self_approval"] = True
+                decision["self_approval"] = True
+            p["decision"] = decision
             if d["decision"] == "approve":
                 if p["action"] == "waive":
                     r["status"] = "waived"

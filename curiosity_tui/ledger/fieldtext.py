@@ -8,6 +8,7 @@ saves is time, never a check."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from json.encoder import encode_basestring
 from operator import is_
 from typing import Any
@@ -64,7 +65,7 @@ class _Fields:
 
     __slots__ = ("after", "before", "count", "index", "ints", "keys", "parts", "split")
 
-    def __init__(self, node: dict[str, Any]) -> None:
+    def __init__(self, node: Mapping[str, Any]) -> None:
         names = sorted(k for k in node if k != "facts")
         self.count = len(node)
         self.index = {name: i for i, name in enumerate(names)}
@@ -103,7 +104,7 @@ class FieldTexts:
         self._nodes: dict[str, _Fields] = {}
 
     def around_facts(
-        self, nid: str, node: dict[str, Any], stale: frozenset[str] | set[str]
+        self, nid: str, node: Mapping[str, Any], stale: frozenset[str] | set[str]
     ) -> tuple[str, str] | None:
         """The members of ``canonical(node)`` sorted before ``"facts"`` and after it, each
         joined with commas, without braces, re-encoding only the ``stale`` fields (all of
@@ -131,7 +132,7 @@ class FieldTexts:
             f.after = ",".join(parts[split:])
         return f.before, f.after
 
-    def _first(self, nid: str, node: dict[str, Any]) -> tuple[str, str] | None:
+    def _first(self, nid: str, node: Mapping[str, Any]) -> tuple[str, str] | None:
         if "facts" not in node or not all(type(k) is str for k in node):
             return None
         f = self._nodes[nid] = _Fields(node)

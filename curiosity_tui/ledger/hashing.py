@@ -4,14 +4,15 @@ the per-node hash index a snapshot digests, and the snapshot deltas. Pure functi
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from curiosity_tui.ledger import journal as jr
 from curiosity_tui.ledger.fieldtext import ALL_FIELDS, FieldTexts, encode_items
+from curiosity_tui.ledger.node_record import NodeRecord
 
 
-def node_hash(node: dict[str, Any]) -> str:
+def node_hash(node: Mapping[str, Any]) -> str:
     return hashlib.sha256(jr.canonical(node).encode("utf-8")).hexdigest()
 
 
@@ -123,7 +124,7 @@ class NodeEncoder:
         self._facts: dict[str, tuple[list[Any], int, list[str]]] = {}
         self._fields = FieldTexts()
 
-    def encode(self, node: dict[str, Any], stale: frozenset[str] | set[str] = ALL_FIELDS) -> str:
+    def encode(self, node: NodeRecord, stale: frozenset[str] | set[str] = ALL_FIELDS) -> str:
         """The node's canonical text; ``stale``: the fields that may have changed since this
         node was last encoded here (all, by default)."""
         nid = node["id"]
@@ -156,7 +157,7 @@ class NodeHasher:
         self._tails: dict[str, tuple[str, bytes]] = {}  # per node: its "after", the bytes
         self._fields = FieldTexts()
 
-    def digest(self, node: dict[str, Any], stale: frozenset[str] | set[str] = ALL_FIELDS) -> str:
+    def digest(self, node: NodeRecord, stale: frozenset[str] | set[str] = ALL_FIELDS) -> str:
         """The node's hash; ``stale``: the fields that may have changed since this node was
         last hashed here (all, by default)."""
         nid = node["id"]
@@ -190,7 +191,7 @@ Stale = dict[str, set[str]]
 
 
 def snapshot_hashes(
-    nodes: dict[str, dict[str, Any]],
+    nodes: Mapping[str, NodeRecord],
     dirty: set[str],
     index: HashIndex,
     hasher: NodeHasher,
@@ -205,7 +206,7 @@ def snapshot_hashes(
 
 
 def snapshot_texts(
-    nodes: dict[str, dict[str, Any]],
+    nodes: Mapping[str, NodeRecord],
     dirty: set[str],
     index: HashIndex,
     encoder: NodeEncoder,
@@ -227,10 +228,10 @@ _NONE: frozenset[str] = frozenset()
 
 
 def snapshot_delta(
-    nodes: dict[str, dict[str, Any]],
+    nodes: Mapping[str, NodeRecord],
     dirty: set[str],
     index: HashIndex,
-    encode: Callable[[dict[str, Any]], str] = jr.canonical,
+    encode: Callable[[NodeRecord], str] = jr.canonical,
 ) -> dict[str, str]:
     """Hash the nodes changed since the last snapshot into ``index`` and return their
     canonical JSON (encoded once: it gives the hash, the projection's node row and the

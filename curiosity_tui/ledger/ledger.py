@@ -14,6 +14,7 @@ Use::
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import shutil
@@ -31,7 +32,8 @@ from curiosity_tui.ledger.hashing import HashIndex, node_hash, state_hash
 from curiosity_tui.ledger.head_position import refuse_if_ahead
 from curiosity_tui.ledger.identity import created_data, identity_mismatch
 from curiosity_tui.ledger.journal import JOURNAL_FILE
-from curiosity_tui.ledger.models import Event, Node, RunMeta, SessionRecord, Source
+from curiosity_tui.ledger.models import Event, RunMeta, SessionRecord, Source
+from curiosity_tui.ledger.node_record import NodeRecord
 from curiosity_tui.ledger.node_text import NodeTexts
 from curiosity_tui.ledger.render import render_session_input
 from curiosity_tui.ledger.replay import (
@@ -294,7 +296,7 @@ class Ledger:
             self._lazy_nodes = True
 
     def _read_nodes(self, store: ProjectionStore, head: Head) -> None:
-        nodes: dict[str, dict[str, Any]] = {}
+        nodes: dict[str, NodeRecord] = {}  # as the fold wrote them (their hashes are checked)
         hashes: dict[str, str] = {}
         try:
             for r in store.table_rows("nodes"):
@@ -469,17 +471,19 @@ class Ledger:
     def last_session(self) -> int:
         return self._fold.last_session
 
-    def raw_nodes(self) -> dict[str, dict[str, Any]]:
+    def raw_nodes(self) -> dict[str, NodeRecord]:
         """The projection's node dicts (do not mutate)."""
         return self._state.nodes
 
-    def nodes(self) -> list[Node]:
-        return [Node.model_validate(n) for n in self._state.nodes.values()]
+    def nodes(self) -> list[NodeRecord]:
+        """Copies of the nodes (changing one changes nothing stored)."""
+        return copy.deepcopy(list(self._state.nodes.values()))
 
-    def node(self, node_id: str) -> Node:
+    def node(self, node_id: str) -> NodeRecord:
+        """A copy of node ``node_id`` (changing it changes nothing stored)."""
         if node_id not in self._state.nodes:
             raise TransitionError(f"unknown node {node_id!r} in {self.path}")
-        return Node.model_validate(self._state.nodes[node_id])
+        return copy.deepcopy(self._state.nodes[node_id])
 
     def raw_sessions(self) -> dict[int, dict[str, Any]]:
         """Session records as stored, by session (read on first use; do not mutate)."""
@@ -572,7 +576,7 @@ class Ledger:
         """Ids of the nodes changed since the last snapshot (the head records them)."""
         return frozenset(self._dirty_since_snapshot)
 
-    def snapshot(self, session: int, stage: str | None = None) -> dict[str, dict[str, Any]]:
+    def snapshot(self, session: int, stage: str | None = None) -> dict[str, NodeRecord]:
         """Nodes as they stood after ``session`` (its last snapshot, or the given stage)."""
         rows = self._snapshot_rows()
         target = None
@@ -582,7 +586,7 @@ class Ledger:
         if target is None:
             what = f"stage {stage!r} of session {session}" if stage else f"session {session}"
             raise LedgerError(f"no snapshot for {what} in {self.path}")
-        nodes: dict[str, dict[str, Any]] = {}
+        nodes: dict[str, NodeRecord] = {}
         for r in rows:
             if r["seq"] > target:
                 break
@@ -597,7 +601,7 @@ class Ledger:
             return str(rec["inputs"]["rendering"])
         return render_session_input(self.state_before(session), session)
 
-    def state_before(self, session: int) -> dict[str, dict[str, Any]]:
+    def state_before(self, session: int) -> dict[str, NodeRecord]:
         """Nodes as they stood when ``session`` began (recomputed from snapshots)."""
         if session > self.last_session:
             return self._state.nodes
@@ -605,7 +609,7 @@ class Ledger:
             return self._initial_nodes()
         return self.snapshot(session - 1)
 
-    def _initial_nodes(self) -> dict[str, dict[str, Any]]:
+    def _initial_nodes(self) -> dict[str, NodeRecord]:
         st = FoldState()
         for ev in jr.JournalStream(self.path / JOURNAL_FILE):
             if ev["session"] > 0:

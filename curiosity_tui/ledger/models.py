@@ -1,8 +1,11 @@
-"""Records of the ledger (S1): nodes and what hangs off them, events, session records, run metadata.
+"""Records of the ledger (S1): what events carry onto nodes, events, session records, run metadata.
 
 Every record that crosses a boundary (disk, LLM, CLI JSON) is a pydantic model. The fold
-itself works on plain dicts (``model_dump`` shapes) for speed; these models validate at the
-edges and give consumers typed access.
+itself works on plain dicts (``model_dump`` shapes) for speed; a node's shape, and the shapes
+of what hangs off it, are the TypedDicts of :mod:`curiosity_tui.ledger.node_record`
+(decision 500). The models here that an event carries onto a node (``RequiredFact``,
+``EvidenceRecord``, ``MatchCheck``, ``Downgrade``) dump to those shapes
+(tests/test_node_record.py holds them to it).
 """
 
 from __future__ import annotations
@@ -22,11 +25,10 @@ from pydantic import (
 from curiosity_tui.contract_switches import canonical_name
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger.endpoint_record import EndpointCapabilities, ServerChange
+from curiosity_tui.ledger.node_record import NodeStatus as NodeStatus
+from curiosity_tui.ledger.node_record import RequirementStatus as RequirementStatus
 from curiosity_tui.ledger.sampling_record import CallSampling
 from curiosity_tui.provenance import Provenance
-
-NodeStatus = Literal["open", "dormant", "closed", "archived", "merged"]
-RequirementStatus = Literal["unchecked", "satisfied", "not_satisfied", "waived"]
 
 
 def _contract_name(value: str) -> str:
@@ -42,19 +44,9 @@ ContractName = Annotated[str, AfterValidator(_contract_name)]
 CuratorKind = Literal["model", "human", "none"]
 SnapshotStage = Literal["session", "decay", "curator"]
 
-NODE_STATUSES: tuple[str, ...] = ("open", "dormant", "closed", "archived", "merged")
-
 
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-class Fact(_Record):
-    """A factual assertion attached to a node. Facts never decay."""
-
-    text: str
-    session: int
-    source: str | None = None
 
 
 class RequiredFact(_Record):
@@ -62,26 +54,6 @@ class RequiredFact(_Record):
     text: str
     status: RequirementStatus = "unchecked"
     checked: int | None = None  # session of the last check that set the status
-
-
-class ReturnCondition(_Record):
-    required_facts: list[RequiredFact] = Field(default_factory=list)
-    required_actions: list[str] = Field(default_factory=list)
-    closure_test: str = ""
-    session: int = 0  # session in which this version was set or revised
-    revision: int = 0  # 0 = first set, 1.. = revisions
-
-
-class Check(_Record):
-    """A dependency check of one required fact, with the evidence text the checker gave."""
-
-    session: int
-    requirement: str
-    claimed: Literal["satisfied", "not_satisfied"]
-    evidence_text: str
-    evidence_id: str | None = None
-    result: RequirementStatus  # the requirement's status after the check
-    actor: str = "model"
 
 
 class MatchCheck(_Record):
@@ -100,15 +72,6 @@ class EvidenceRecord(_Record):
     status: Literal["proposed", "verified"] = "proposed"
     match: MatchCheck | None = None
     reason: str = ""  # why it stayed proposed, when it did
-
-
-class Preserved(_Record):
-    """A withheld candidate answer. Rendered to later sessions as a count only."""
-
-    session: int
-    text: str
-    delta: float | None = None
-    reason: Literal["preserve", "closure_blocked"] = "preserve"
 
 
 class DowngradeDecision(_Record):
@@ -131,25 +94,6 @@ class Downgrade(_Record):
     session: int
     status: Literal["pending", "approved", "rejected"] = "pending"
     decision: DowngradeDecision | None = None
-
-
-class Node(_Record):
-    id: str
-    text: str
-    parent: str | None = None
-    status: NodeStatus = "open"
-    created: int
-    resurfaced: list[int] = Field(default_factory=list)
-    voluntary: list[int] = Field(default_factory=list)  # sessions worked by a voluntary action
-    facts: list[Fact] = Field(default_factory=list)
-    return_condition: ReturnCondition | None = None
-    checks: list[Check] = Field(default_factory=list)
-    evidence: list[EvidenceRecord] = Field(default_factory=list)
-    preserved: list[Preserved] = Field(default_factory=list)
-    downgrades: list[Downgrade] = Field(default_factory=list)
-    curator_priority: int | None = None
-    merged_into: str | None = None
-    requirement_counter: int = 0
 
 
 class RunMeta(_Record):

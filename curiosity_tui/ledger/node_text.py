@@ -17,6 +17,7 @@ output is byte-identical to ``journal.canonical(node)`` (tests/test_node_text.py
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping
 from typing import Any
 
 from curiosity_tui.ledger import journal as jr
@@ -36,7 +37,7 @@ class NodeTexts:
         # (node id, list key) -> (the items encoded, in order; their canonical JSON)
         self._lists: dict[tuple[str, str], tuple[list[Any], str]] = {}
 
-    def text(self, node: dict[str, Any]) -> str:
+    def text(self, node: Mapping[str, Any]) -> str:
         nid = node.get("id")
         grow = [k for k in GROWING if type(node.get(k)) is list and len(node[k]) >= MIN_KEPT]
         if not grow or type(nid) is not str:

@@ -14,13 +14,13 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from curiosity_tui.ledger.node_record import NodeLike, last_touch
+from curiosity_tui.ledger.node_record import NodeRecord, last_touch
 
 TAU = 3.0
 DORMANCY_AFTER = 3
 
 
-def decayed_priority(node: NodeLike, t: int, tau: float = TAU) -> float:
+def decayed_priority(node: NodeRecord, t: int, tau: float = TAU) -> float:
     return sum(math.exp(-(t - s) / tau) for s in node["resurfaced"])
 
 
@@ -28,7 +28,7 @@ def _num(node_id: str) -> int:
     return int(node_id[1:]) if node_id[1:].isdigit() else 0
 
 
-def queue_key(node: NodeLike, t: int, *, use_curator: bool = True) -> tuple[Any, ...]:
+def queue_key(node: NodeRecord, t: int, *, use_curator: bool = True) -> tuple[Any, ...]:
     cp = node.get("curator_priority") if use_curator else None
     return (
         0 if cp is not None else 1,
@@ -39,14 +39,14 @@ def queue_key(node: NodeLike, t: int, *, use_curator: bool = True) -> tuple[Any,
     )
 
 
-def queue(nodes: Iterable[NodeLike], t: int, *, use_curator: bool = True) -> list[NodeLike]:
+def queue(nodes: Iterable[NodeRecord], t: int, *, use_curator: bool = True) -> list[NodeRecord]:
     """Open nodes in queue order for session ``t``."""
     live = [n for n in nodes if n["status"] == "open"]
     return sorted(live, key=lambda n: queue_key(n, t, use_curator=use_curator))
 
 
 def select_focus(
-    nodes: Iterable[NodeLike],
+    nodes: Iterable[NodeRecord],
     t: int,
     *,
     use_curator: bool = True,
@@ -65,7 +65,7 @@ def select_focus(
     return str(order[0]["id"])
 
 
-def decay_candidates(nodes: Iterable[NodeLike], t: int) -> list[str]:
+def decay_candidates(nodes: Iterable[NodeRecord], t: int) -> list[str]:
     """Ids of open nodes that decay to dormant after session ``t``."""
     out = [n["id"] for n in nodes if n["status"] == "open" and t - last_touch(n) >= DORMANCY_AFTER]
     return sorted(out, key=_num)

@@ -12,16 +12,15 @@ Deterministic: the same state gives the same bytes (no timestamps, no dict-order
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
-from curiosity_tui.ledger.node_record import NodeLike, pulse
+from curiosity_tui.ledger.node_record import NodeRecord, RequirementEntry, pulse
 from curiosity_tui.ledger.queue import queue
 
 RENDER_FACTS = 5
 FOCUS_FACTS = 6
 
 
-def mark(req: Mapping[str, Any]) -> str:
+def mark(req: RequirementEntry) -> str:
     status = req["status"]
     if status == "satisfied":
         return f"[checked s{req['checked']}: satisfied]"
@@ -37,7 +36,7 @@ def _block(text: str, indent: str) -> str:
     return text.replace("\r\n", "\n").replace("\n", "\n" + indent)
 
 
-def render_node(node: NodeLike, index: int) -> list[str]:
+def render_node(node: NodeRecord, index: int) -> list[str]:
     parent = node["parent"] or "-"
     lines = [
         f"[{index}] {node['id']} | status: {node['status']} | pulse: {pulse(node)} | parent: {parent}",
@@ -66,7 +65,9 @@ def render_node(node: NodeLike, index: int) -> list[str]:
     return lines
 
 
-def render_session_input(nodes: Mapping[str, NodeLike] | Iterable[NodeLike], session: int) -> str:
+def render_session_input(
+    nodes: Mapping[str, NodeRecord] | Iterable[NodeRecord], session: int
+) -> str:
     """The rendering given to session ``session`` (queue order computed for that session)."""
     values = list(nodes.values()) if isinstance(nodes, Mapping) else list(nodes)
     order = queue(values, session)
@@ -79,6 +80,6 @@ def render_session_input(nodes: Mapping[str, NodeLike] | Iterable[NodeLike], ses
     return "\n".join(out) + "\n"
 
 
-def focus_facts(node: NodeLike) -> list[str]:
+def focus_facts(node: NodeRecord) -> list[str]:
     """Up to six facts of the focus node (the most recent six), for candidates and judge-before."""
     return [f["text"] for f in node["facts"][-FOCUS_FACTS:]]

@@ -11,12 +11,13 @@ When the model proposes a return condition for a node that already has one:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from curiosity_tui.ledger.node_record import RequirementEntry, ReturnConditionEntry
 
 
 @dataclass
 class Revision:
-    required_facts: list[dict[str, Any]]
+    required_facts: list[RequirementEntry]
     required_actions: list[str]
     closure_test: str
     carried: list[str]
@@ -29,7 +30,7 @@ def _norm(text: str) -> str:
 
 
 def revise(
-    current: dict[str, Any],
+    current: ReturnConditionEntry,
     proposed_texts: list[str],
     *,
     required_actions: list[str] | None,
@@ -42,7 +43,7 @@ def revise(
     if not proposed:
         return None
     carried = [
-        dict(r) for r in current["required_facts"] if r["status"] in ("unchecked", "not_satisfied")
+        r.copy() for r in current["required_facts"] if r["status"] in ("unchecked", "not_satisfied")
     ]
     retired = [
         r["id"]
@@ -50,7 +51,7 @@ def revise(
         if r["status"] not in ("unchecked", "not_satisfied")
     ]
     seen = {_norm(r["text"]) for r in carried}
-    added: list[dict[str, Any]] = []
+    added: list[RequirementEntry] = []
     counter = next_counter
     for text in proposed:
         key = _norm(text)

@@ -14,10 +14,10 @@ from typing import Any
 
 from curiosity_tui.ledger import journal as jr
 from curiosity_tui.ledger.ledger import JOURNAL_FILE, Ledger
-from curiosity_tui.ledger.node_record import pulse
+from curiosity_tui.ledger.node_record import NodeRecord, pulse
 from curiosity_tui.ledger.queue import decayed_priority, queue
 
-NodeMap = dict[str, dict[str, Any]]
+NodeMap = dict[str, NodeRecord]
 
 
 def node_num(node_id: str) -> int:

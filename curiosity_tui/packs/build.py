@@ -32,7 +32,7 @@ import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.clock import utc_now_milli
@@ -56,6 +56,9 @@ from curiosity_tui.packs.schemes import Scheme, scheme_sha256
 from curiosity_tui.packs.session_pick import DEFAULT_PICK, SessionPick
 from curiosity_tui.packs.uniform import relabel, uniform_text
 from curiosity_tui.provenance import current as current_provenance
+
+if TYPE_CHECKING:
+    from curiosity_tui.ledger.node_record import NodeRecord
 
 __all__ = [
     "CONFIGS",
@@ -163,7 +166,7 @@ def strip_labels(text: str) -> str:
     return text.strip("\n")
 
 
-def neutral_input(nodes: Mapping[str, Mapping[str, Any]], session: int) -> str:
+def neutral_input(nodes: Mapping[str, NodeRecord], session: int) -> str:
     """The store as session ``session`` received it, without any label.
 
     Open nodes in the S2 queue order (``curiosity_tui.ledger.queue.queue``); for each, its

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from curiosity_tui.clock import utc_now_micro as utc_now
 from curiosity_tui.contract.transitions import attempt_closure
@@ -156,7 +155,7 @@ def apply_return_condition(
         return
     n = b.node(node_id)
     texts = [t.strip() for t in proposal.required_facts if t.strip()]
-    rc: dict[str, Any] | None = n.get("return_condition")
+    rc = n["return_condition"]
     if rc is None:
         counter = n["requirement_counter"]
         rfs = [RequiredFact(id=f"r{counter + i}", text=t) for i, t in enumerate(texts, 1)]

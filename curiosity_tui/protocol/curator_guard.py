@@ -23,6 +23,7 @@ from typing import Any
 from curiosity_tui.errors import TransitionError
 from curiosity_tui.ledger import curation
 from curiosity_tui.ledger.ledger import Ledger
+from curiosity_tui.ledger.node_record import NodeRecord
 
 ACTOR = "model-curator"
 #: the share of open questions one curator reply may archive
@@ -39,7 +40,7 @@ def reason_problem(reason: str) -> str | None:
     return None
 
 
-def _node_problem(nodes: dict[str, dict[str, Any]], nid: str, action: str) -> str | None:
+def _node_problem(nodes: dict[str, NodeRecord], nid: str, action: str) -> str | None:
     node = nodes.get(nid)
     if node is None:
         return None  # curation names an unknown node itself
@@ -52,7 +53,7 @@ def _node_problem(nodes: dict[str, dict[str, Any]], nid: str, action: str) -> st
     return None
 
 
-def archive_limit(nodes: dict[str, dict[str, Any]]) -> int:
+def archive_limit(nodes: dict[str, NodeRecord]) -> int:
     open_now = sum(1 for n in nodes.values() if n.get("status") == "open")
     return max(1, math.floor(open_now * MAX_ARCHIVE_SHARE))
 

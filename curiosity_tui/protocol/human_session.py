@@ -17,7 +17,7 @@ their deliverable is committed. No textual here: the app's screen calls these.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Literal, cast
+from typing import Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -28,6 +28,7 @@ from curiosity_tui.errors import InputError, TransitionError
 from curiosity_tui.ledger.batch import valid_actor
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import Mind, SessionRecord
+from curiosity_tui.ledger.node_record import RequirementEntry, requirements
 from curiosity_tui.ledger.queue import select_focus
 from curiosity_tui.ledger.render import render_session_input
 from curiosity_tui.modelio.call_schemas import CallSpec, Rule
@@ -128,8 +129,7 @@ def human_session_input(
     if focus is None:
         raise InputError(f"session {t}: no open question to focus on")
     node = nodes[focus]
-    rc = node.get("return_condition")
-    reqs = [r for r in (rc["required_facts"] if rc else []) if r["status"] != "waived"]
+    reqs = [r for r in requirements(node) if r["status"] != "waived"]
     passages = _passages(led, reqs, st.retrieval_k)
     return HumanSessionInput(
         session=t,
@@ -158,7 +158,9 @@ def human_session_input(
     )
 
 
-def _passages(led: Ledger, reqs: list[dict[str, Any]], k: int) -> dict[str, list[tuple[str, str]]]:
+def _passages(
+    led: Ledger, reqs: list[RequirementEntry], k: int
+) -> dict[str, list[tuple[str, str]]]:
     """The checker's retrieval (contract/retrieval.py), the same top-k for each requirement."""
     if not reqs or not led.sources():
         return {}

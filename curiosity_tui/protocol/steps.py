@@ -28,6 +28,7 @@ from curiosity_tui.errors import TransitionError
 from curiosity_tui.ledger.events import CandidatePreserved
 from curiosity_tui.ledger.ledger import Batch, Ledger
 from curiosity_tui.ledger.models import RunMeta, SessionClosure, SessionCounts, TensionTerms
+from curiosity_tui.ledger.node_record import NodeRecord, RequirementEntry, requirements
 from curiosity_tui.ledger.queue import select_focus
 from curiosity_tui.ledger.render import focus_facts, render_session_input
 from curiosity_tui.ledger.transitions import resurface
@@ -66,7 +67,7 @@ class Focus:
     """The session's forced focus and what its calls receive about it."""
 
     id: str
-    node: dict[str, Any]
+    node: NodeRecord
     question: str
     facts: list[str]  # the last six facts of the focus
     rendering: str  # the whole state, in queue order (the deliverable's input)
@@ -76,7 +77,7 @@ class Focus:
 class CheckPlan:
     """The requirements of the focus that get a checker call, and their retrieved passages."""
 
-    requirements: list[dict[str, Any]]
+    requirements: list[RequirementEntry]
     passages: dict[str, list[tuple[str, str]]]
 
 
@@ -172,7 +173,7 @@ async def _candidate_call(ctx: SessionContext, messages: list[dict[str, str]], i
     return text
 
 
-def _checker_call(ctx: SessionContext, focus: Focus, plan: CheckPlan, r: dict[str, Any]) -> Any:
+def _checker_call(ctx: SessionContext, focus: Focus, plan: CheckPlan, r: RequirementEntry) -> Any:
     st = ctx.settings
     messages = prompts.checker_messages(
         focus.question,
@@ -262,11 +263,10 @@ async def checks_step(ctx: SessionContext, focus: Focus) -> CheckPlan:
     """pilot-02: every unchecked / not satisfied requirement of the focus, as far as the budget
     leaves room after the candidates, judges and deliverable; pilot-01 checks in the deliverable."""
     st = ctx.settings
-    rc = focus.node.get("return_condition")
-    to_check: list[dict[str, Any]] = []
-    if not st.contract.checks_in_deliverable and rc:
+    to_check: list[RequirementEntry] = []
+    if not st.contract.checks_in_deliverable:
         to_check = [
-            r for r in rc["required_facts"] if r["status"] in ("unchecked", "not_satisfied")
+            r for r in requirements(focus.node) if r["status"] in ("unchecked", "not_satisfied")
         ]
     reserve = 3 * st.candidate_cap + 2 * st.judge_cap + st.deliverable_min
     room = max(0, (st.session_budget - reserve) // st.checker_cap)
@@ -278,7 +278,7 @@ async def checks_step(ctx: SessionContext, focus: Focus) -> CheckPlan:
 
 
 async def _retrieve(
-    led: Ledger, reqs: list[dict[str, Any]], k: int
+    led: Ledger, reqs: list[RequirementEntry], k: int
 ) -> dict[str, list[tuple[str, str]]]:
     if not led.sources():
         return {}
@@ -476,8 +476,7 @@ def _apply_deliverable_checks(
 ) -> int:
     """The checks that came back inside the deliverable (pilot-01; a person's, any contract)."""
     contract = ctx.settings.contract
-    rc = b.node(focus_id).get("return_condition") or {"required_facts": []}
-    current = {r["id"] for r in rc["required_facts"]}
+    current = {r["id"] for r in requirements(b.node(focus_id))}
     n = 0
     for dc in deliv.checks:
         rid = req_id(dc.fact_id, focus_id)

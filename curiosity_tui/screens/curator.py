@@ -9,7 +9,7 @@ The screen works on the run's own writable :class:`Ledger` (the runner is paused
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Header, Static
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger import curation
 from curiosity_tui.ledger.ledger import Ledger
-from curiosity_tui.ledger.node_record import last_touch, pulse
+from curiosity_tui.ledger.node_record import NodeRecord, last_touch, pulse
 from curiosity_tui.ledger.queue import decayed_priority, queue
 from curiosity_tui.ledger.view import Position, State, build_children, node_num
 from curiosity_tui.screens.base import AppScreen
@@ -34,9 +34,7 @@ from curiosity_tui.widgets.status import STATUS_STYLE, glyph
 STATUS_ORDER = {"open": 0, "dormant": 1, "archived": 2, "closed": 3, "merged": 4}
 
 
-def curator_rows(
-    nodes: dict[str, dict[str, Any]], t: int, *, merged: bool = False
-) -> list[Mapping[str, Any]]:
+def curator_rows(nodes: dict[str, NodeRecord], t: int, *, merged: bool = False) -> list[NodeRecord]:
     """Open nodes in queue order (curator priority first), then dormant, archived, closed
     (and merged, with ``merged``: they stay reachable, decision 444)."""
     order = queue(nodes.values(), t)
@@ -82,7 +80,7 @@ class CuratorScreen(AppScreen):
         self.after = after
         self.actor = actor
         self.on_continue = on_continue
-        self.rows: list[Mapping[str, Any]] = []
+        self.rows: list[NodeRecord] = []
         self.done = False
         self.actions_taken: list[str] = []
         self.show_merged = False
@@ -122,12 +120,12 @@ class CuratorScreen(AppScreen):
         ranks = {n["id"]: i for i, n in enumerate(queue(nodes.values(), self.t), start=1)}
         for n in self.rows:
             nid = n["id"]
-            status = n["status"]
+            nstatus = n["status"]
             cp = n.get("curator_priority")
             table.add_row(
                 Text(str(ranks.get(nid, "")), justify="right", style="bold cyan"),
                 Text(nid, style="bold"),
-                Text(f"{glyph(status)} {status}", style=STATUS_STYLE.get(status, "")),
+                Text(f"{glyph(nstatus)} {nstatus}", style=STATUS_STYLE.get(nstatus, "")),
                 Text("" if cp is None else str(cp), style="bold magenta"),
                 Text(f"{decayed_priority(n, self.t):.3f}", justify="right"),
                 Text(str(pulse(n)), justify="right"),
@@ -198,7 +196,7 @@ class CuratorScreen(AppScreen):
 
         await self.nav.ask_reason(title, done, **kw)
 
-    def _need(self) -> tuple[str, dict[str, Any]] | None:
+    def _need(self) -> tuple[str, NodeRecord] | None:
         nid = self.current_id()
         if nid is None:
             return None

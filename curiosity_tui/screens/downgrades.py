@@ -10,7 +10,9 @@ it). Inside a human-curated run the curator screen passes the run's own open led
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -168,7 +170,7 @@ class DowngradesScreen(AppScreen):
         dt = self.query_one("#dg-decided", DataTable)
         dt.clear()
         for p in self.decided:
-            d = p.decision or {}
+            d: Mapping[str, Any] = p.decision or {}
             dt.add_row(
                 Text(p.id, style="bold"),
                 Text(p.node),

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -13,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from curiosity_tui.ledger.node_record import NodeRecord
 from curiosity_tui.ledger.view import LedgerView
 from curiosity_tui.widgets.literal import short
 from curiosity_tui.widgets.status import STATUS_STYLE, glyph
@@ -34,7 +33,7 @@ class SearchScreen(ModalScreen[tuple[str, list[str]] | None]):
         Binding("down", "to_results", "Results", show=False, id="search.results"),
     ]
 
-    def __init__(self, nodes: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, nodes: dict[str, NodeRecord]) -> None:
         super().__init__()
         self.nodes = nodes
         self.results: list[str] = []

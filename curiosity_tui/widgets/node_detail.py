@@ -13,7 +13,17 @@ from textual.visual import visualize
 from textual.widgets import Static
 
 from curiosity_tui.ledger.changes import node_changes, removed_requirements
-from curiosity_tui.ledger.node_record import pulse
+from curiosity_tui.ledger.node_record import (
+    CheckEntry,
+    DowngradeEntry,
+    EvidenceEntry,
+    FactEntry,
+    NodeRecord,
+    PreservedEntry,
+    RequirementEntry,
+    ReturnConditionEntry,
+    pulse,
+)
 from curiosity_tui.ledger.render import mark
 from curiosity_tui.ledger.view import State
 from curiosity_tui.widgets.literal import clean
@@ -47,7 +57,7 @@ def render_detail(
     state: State,
     nid: str,
     events: list[dict[str, Any]] | None,
-    before: dict[str, Any] | None = None,
+    before: NodeRecord | None = None,
     *,
     journal: bool = True,
 ) -> Text:
@@ -73,7 +83,7 @@ def render_detail(
     return t
 
 
-def _answer(t: Text, nid: str, n: dict[str, Any], events: list[dict[str, Any]] | None) -> None:
+def _answer(t: Text, nid: str, n: NodeRecord, events: list[dict[str, Any]] | None) -> None:
     """The answer the node was given (its ``node_answered`` events; the last one first); a
     closed node's answer was only raw JSON in a journal line (issue 28)."""
     if events is None:
@@ -97,9 +107,7 @@ def _none(t: Text, items: object) -> None:
         t.append(INDENT + "none\n", style="dim")
 
 
-def _head(
-    t: Text, state: State, nid: str, n: dict[str, Any], before: dict[str, Any] | None
-) -> None:
+def _head(t: Text, state: State, nid: str, n: NodeRecord, before: NodeRecord | None) -> None:
     """What changed here, status, pulse, priorities and queue rank, then the node's history."""
     status = n["status"]
     change = state.changed.get(nid)
@@ -135,7 +143,7 @@ def _head(
     t.append("\n")
 
 
-def _facts(t: Text, facts: list[dict[str, Any]]) -> None:
+def _facts(t: Text, facts: list[FactEntry]) -> None:
     _section(t, "Facts", len(facts))
     _none(t, facts)
     for f in facts:
@@ -147,7 +155,7 @@ def _facts(t: Text, facts: list[dict[str, Any]]) -> None:
 
 
 def _return_condition(
-    t: Text, rc: dict[str, Any] | None, retired: list[dict[str, Any]] | None = None
+    t: Text, rc: ReturnConditionEntry | None, retired: list[RequirementEntry] | None = None
 ) -> None:
     """Required facts with their marks (those retired at this point struck through),
     required actions, the closure test."""
@@ -175,7 +183,7 @@ def _return_condition(
     t.append(clean(rc["closure_test"] or "(none)").replace("\n", "\n" + INDENT * 2) + "\n")
 
 
-def _checks(t: Text, checks: list[dict[str, Any]], evidence: dict[str, dict[str, Any]]) -> None:
+def _checks(t: Text, checks: list[CheckEntry], evidence: dict[str, EvidenceEntry]) -> None:
     """Every check with its result, actor, evidence record status and evidence text."""
     _section(t, "Checks", len(checks))
     _none(t, checks)
@@ -194,15 +202,14 @@ def _checks(t: Text, checks: list[dict[str, Any]], evidence: dict[str, dict[str,
         t.append(clean(c["evidence_text"]).replace("\n", "\n" + INDENT * 2) + "\n")
 
 
-def _evidence_records(t: Text, evidence: dict[str, dict[str, Any]]) -> None:
+def _evidence_records(t: Text, evidence: dict[str, EvidenceEntry]) -> None:
     _section(t, "Evidence records", len(evidence))
     _none(t, evidence)
     for e in evidence.values():
         t.append(f"{INDENT}{e['id']} {e['requirement']} s{e['session']}  ")
         t.append(e["status"], style=EVIDENCE_STYLE.get(e["status"], ""))
         t.append(f"  source {clean(e.get('source_id') or '—', oneline=True)[:16]}", style="dim")
-        if e.get("match"):
-            m = e["match"]
+        if m := e.get("match"):
             t.append(
                 f"  match at offset {m['offset']} ({clean(m['method'], oneline=True)}) "
                 f"by {clean(m['checked_by'], oneline=True)}",
@@ -214,7 +221,7 @@ def _evidence_records(t: Text, evidence: dict[str, dict[str, Any]]) -> None:
         _block(t, e["passage"], indent=INDENT * 2)
 
 
-def _preserved(t: Text, pres: list[dict[str, Any]]) -> None:
+def _preserved(t: Text, pres: list[PreservedEntry]) -> None:
     _section(t, "Preserved candidates", len(pres))
     _none(t, pres)
     for p in pres:
@@ -225,7 +232,7 @@ def _preserved(t: Text, pres: list[dict[str, Any]]) -> None:
         _block(t, p["text"], indent=INDENT * 2)
 
 
-def _downgrades(t: Text, dgs: list[dict[str, Any]]) -> None:
+def _downgrades(t: Text, dgs: list[DowngradeEntry]) -> None:
     """Each proposal with its status, new text, grounds and the decision on it."""
     _section(t, "Downgrades", len(dgs))
     _none(t, dgs)
