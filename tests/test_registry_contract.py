@@ -226,7 +226,7 @@ def test_verdict_reads_cells(tmp_path: Path) -> None:
     weak = []
     for i in range(2):
         r = fixture_run("evidence=asserted,closure=binding+downgrade", f"w{i}")
-        r.nodes["q1"].model_extra["evidence"] = []  # type: ignore[index]
+        r.nodes["q1"].evidence = []
         weak.append(r)
     verdict = evaluate_rule(plan, good + weak)
     assert verdict.outcome == "met", verdict

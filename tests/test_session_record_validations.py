@@ -3,8 +3,9 @@ the metrics — once when the complete record enters the journal (reply in), onc
 back from disk (disk in) — and not re-validated or re-dumped downstream.
 
 Counted on a scripted session through the real openai client: every validation and every dump
-of the session record's classes (``SessionRecord``, ``SessionRecorded``, ``RunSession``) goes
-through the class's pydantic validator or serializer, which the test wraps with a counter.
+of the session record's classes goes through the class's pydantic validator or serializer, which
+the test wraps with a counter. The names ``SessionRecorded`` (the journal kind's data) and
+``RunSession`` (what metrics read) are the one class ``SessionRecord`` (decision 501).
 """
 
 from __future__ import annotations
@@ -17,17 +18,18 @@ from typing import Any
 import pytest
 
 from curiosity_tui.analysis.metrics import persistence_pulse3
-from curiosity_tui.analysis.rundata import RunData, RunSession
+from curiosity_tui.analysis.rundata import RunCall, RunCounts, RunData, RunSession
 from curiosity_tui.ledger import Ledger
 from curiosity_tui.ledger.event_data import SessionRecorded
-from curiosity_tui.ledger.models import SessionRecord
+from curiosity_tui.ledger.models import CallRecord, SessionCounts, SessionRecord
 from curiosity_tui.modelio.client import ModelClient
 from curiosity_tui.offline.demo import DemoResponder
 from curiosity_tui.offline.scripted_server import ScriptedServer
 from curiosity_tui.runs.runner import plan_runs, run_pilot
 
 SEED = "Did the printing press cause the Reformation?"
-RECORD_CLASSES = (SessionRecord, SessionRecorded, RunSession)
+#: the distinct classes a session record passes through, from the reply to the metrics
+RECORD_CLASSES = tuple(dict.fromkeys((SessionRecord, SessionRecorded, RunSession)))
 
 
 class _Counted:
@@ -97,3 +99,12 @@ def test_a_session_record_is_validated_at_most_twice_from_reply_to_metrics(
     assert total <= 2, f"session record validated {total} times: {dict(validations)}"
     assert total >= 1, "the record must be validated where it enters"
     assert sum(dumps.values()) <= 2, f"session record dumped: {dict(dumps)}"
+
+
+def test_one_class_holds_a_session_record_from_reply_to_metrics() -> None:
+    """Decision 501: the journal kind's data, the ledger's record and what metrics read are one
+    class; so are a call and a session's counts."""
+    assert len(RECORD_CLASSES) == 1 and RECORD_CLASSES[0] is SessionRecord
+    assert (RunCall, RunCounts) == (CallRecord, SessionCounts)
+    fields = RunData.model_fields
+    assert fields["sessions"].annotation == list[SessionRecord]

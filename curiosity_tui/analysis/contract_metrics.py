@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from curiosity_tui.analysis.registry import register
-from curiosity_tui.analysis.rundata import ClosureAttempt, RunData, RunNode
+from curiosity_tui.analysis.rundata import ClosureAttempt, RunData
 
 GROUP = "contract"
 
@@ -78,13 +78,12 @@ def _downgrades(run: RunData, status: str | None) -> float:
     return sum(
         1
         for n in run.nodes.values()
-        for p in _extra(n, "downgrades")
+        for p in _entries(n.downgrades)
         if status is None or p.get("status") == status
     )
 
 
-def _extra(n: RunNode, key: str) -> list[dict[str, Any]]:
-    value = (n.model_extra or {}).get(key) or []
+def _entries(value: list[Any]) -> list[dict[str, Any]]:
     return [v for v in value if isinstance(v, dict)]
 
 
@@ -135,7 +134,7 @@ def _marks(run: RunData) -> tuple[int, int]:
     for n in run.nodes.values():
         ok = {
             (e.get("id"), e.get("requirement"))
-            for e in _extra(n, "evidence")
+            for e in _entries(n.evidence)
             if e.get("status") == "verified"
         }
         for c in n.checks:

@@ -1,9 +1,10 @@
 """What a metric sees of one run: the final snapshot and the session records.
 
 :class:`RunData` is the single input type of every registry metric (see
-:mod:`curiosity_tui.analysis.registry`). It mirrors the ledger's shapes (S1) but is
-deliberately tolerant (``extra="allow"``) so that ``RunData.from_ledger`` can hand the
-ledger's ``model_dump()`` output straight in, and tests can build runs from plain dicts.
+:mod:`curiosity_tui.analysis.registry`). It holds the ledger's own shapes (S1, decisions
+500 and 501): a node declares every field of ``NodeRecord`` and nothing else; a session
+record is the ledger's ``SessionRecord`` (with ``CallRecord`` and ``SessionCounts``),
+validated once as it comes in from disk. Tests build runs from the same classes.
 
 RunData files (``*.run.json``) are the analysis layer's own interchange format: one
 serialised RunData each. ``load_runs`` reads them, and ledger directories, from a run dir.
@@ -26,7 +27,7 @@ from curiosity_tui.analysis.signature import (
 )
 from curiosity_tui.analysis.timeline import NodeState, ledger_timeline
 from curiosity_tui.errors import InputError
-from curiosity_tui.ledger.models import SessionCounts
+from curiosity_tui.ledger.models import CallRecord, SessionCounts, SessionRecord
 from curiosity_tui.ledger.node_record import NodeRecord, is_live, pulse
 
 #: File suffix of a serialised RunData.
@@ -77,38 +78,12 @@ class RunNode(BaseModel):
         return is_live(self.record())
 
 
-class RunCounts(SessionCounts):
-    """A session's saved counts (the report's ``counts.*`` fields); the ledger's
-    :class:`SessionCounts`, tolerant of extra fields in run files."""
-
-    model_config = ConfigDict(extra="allow")
-
-
-class RunCall(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    kind: str = ""
-    internal: bool = True
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    finish_reason: str | None = None
-
-
-class RunSession(BaseModel):
-    """One session record, as far as metrics need it."""
-
-    model_config = ConfigDict(extra="allow")
-
-    session: int
-    status: str = "committed"
-    focus: str | None = None
-    decision: str | None = None  # "ANSWER" | "PRESERVE" | None (no decision in this arm)
-    delta: float | None = None
-    epsilon: float | None = None
-    embedder: str | None = None
-    counts: RunCounts = Field(default_factory=RunCounts)
-    questions: list[str] = Field(default_factory=list)  # questions raised this session
-    calls: list[RunCall] = Field(default_factory=list)
+#: A run's session records are the ledger's own classes (decision 501): one class each for a
+#: session record, its counts and a call, from the model's reply to the metrics. These names
+#: are the ones analysis code used before; they are the same classes, not copies.
+RunSession = SessionRecord
+RunCounts = SessionCounts
+RunCall = CallRecord
 
 
 class ClosureAttempt(BaseModel):
@@ -116,7 +91,7 @@ class ClosureAttempt(BaseModel):
     requirements unmet at that moment, and the met ones an approved downgrade had waived or
     weakened."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="forbid")
 
     session: int
     node: str
@@ -130,10 +105,11 @@ class ClosureAttempt(BaseModel):
 class FailedAttempt(BaseModel):
     """A session attempt that failed (nothing of it was applied): from the ledger's journal."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="forbid")
 
     session: int
     reason: str = ""
+    seq: int = 0  # its session_failed event
 
 
 #: session-record fields metrics never read (exact inputs, raw outputs): left out of RunData
@@ -165,7 +141,7 @@ class RunData(BaseModel):
     epsilon: float | None = None
     unregistered: bool = False
     nodes: dict[str, RunNode] = Field(default_factory=dict)
-    sessions: list[RunSession] = Field(default_factory=list)
+    sessions: list[SessionRecord] = Field(default_factory=list)
     meta: dict[str, Any] = Field(default_factory=dict)
     #: failed session attempts (a run that stopped early ends on one)
     failed: list[FailedAttempt] = Field(default_factory=list)
@@ -190,7 +166,7 @@ class RunData(BaseModel):
         runs compared differ in contract (``split``)."""
         return f"{self.config}{CELL_SEP}{self.contract}" if split else self.config
 
-    def committed_sessions(self) -> list[RunSession]:
+    def committed_sessions(self) -> list[SessionRecord]:
         return sorted(
             (s for s in self.sessions if s.status == "committed"), key=lambda s: s.session
         )
@@ -229,7 +205,7 @@ class RunData(BaseModel):
         final = final_snapshot(ledger).items()
         nodes = {str(nid): RunNode.model_validate(n) for nid, n in final}
         raw = ledger.raw_sessions()  # validated once, here, as they come in from disk
-        sessions = [RunSession.model_validate(_light(raw[t])) for t in sorted(raw)]
+        sessions = [SessionRecord.model_validate(_light(raw[t])) for t in sorted(raw)]
         options = meta_d.get("options") or {}
         planned = options.get("planned_sessions") if isinstance(options, dict) else None
         return cls(

@@ -158,8 +158,9 @@ class SnapshotWritten(_Data):
     node_count: int
 
 
-class SessionRecorded(SessionRecord):
-    pass
+#: The ``session_recorded`` kind carries the session record itself: one class from the model's
+#: reply to the metrics (decision 501), not a subclass of it.
+SessionRecorded = SessionRecord
 
 
 class SessionCommitted(_Data):
