@@ -42,7 +42,8 @@ class RunNode(BaseModel):
     other (decision 500), with defaults so that a test or a run file may leave fields out.
 
     The order of the fields is the order the run files have always written them in (the ones
-    metrics read first, then the rest in the fold's order), so a run file's bytes are as before.
+    metrics read first, then the rest by name, as the projection's canonical rows give them), so
+    a run file's nodes are written as before.
     What hangs off a node is kept as the ledger wrote it (typed by ``NodeRecord``)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -59,10 +60,10 @@ class RunNode(BaseModel):
     return_condition: Any = None
     checks: list[Any] = Field(default_factory=list)
     merged_into: str | None = None
+    curator_priority: int | None = None
+    downgrades: list[Any] = Field(default_factory=list)
     evidence: list[Any] = Field(default_factory=list)
     preserved: list[Any] = Field(default_factory=list)
-    downgrades: list[Any] = Field(default_factory=list)
-    curator_priority: int | None = None
     requirement_counter: int = 0
 
     def record(self) -> NodeRecord:
