@@ -157,7 +157,7 @@ def last_touch(node: NodeRecord) -> int:
 
 def requirements(node: NodeRecord) -> list[RequirementEntry]:
     """The required facts of the node's return condition (none without one)."""
-    rc = node["return_condition"]
+    rc = node.get("return_condition")
     return rc["required_facts"] if rc else []
 
 
