@@ -159,4 +159,6 @@ def parse_weights(text: str, *, flag: str) -> TensionWeights:
         return TensionWeights.model_validate(values)
     except ValidationError as err:
         first = err.errors()[0]
-        raise InputError(f"{flag} {text!r}: {first['msg']}") from None
+        raise InputError(
+            f"{flag} {text!r}: {str(first['msg']).removeprefix('Value error, ')}"
+        ) from None
