@@ -107,13 +107,17 @@ def sweep_runs(
     the runs differ in contract); ``by_config=False`` pools configurations, never contracts."""
     listed = list(runs)
     split = splits_contracts(listed)
-    by_measure = len({r.tension_measure for r in listed}) > 1
-    groups: dict[str, list[RunData]] = {}
+    base: dict[str, list[RunData]] = {}
     for r in listed:
         label = r.cell(split) if by_config else ("all" + (CELL_SEP + r.contract if split else ""))
-        if by_measure:  # Δ of different measures are never pooled (decision 530)
-            label += f" — tension {r.tension_measure}"
-        groups.setdefault(label, []).append(r)
+        base.setdefault(label, []).append(r)
+    groups: dict[str, list[RunData]] = {}
+    for label, rs in base.items():
+        mixed = len({r.tension_measure for r in rs}) > 1
+        for r in rs:  # Δ of different measures are never pooled (decision 530)
+            groups.setdefault(
+                label + (f" — tension {r.tension_measure}" if mixed else ""), []
+            ).append(r)
     out: list[SweepResult] = []
     for label in sorted(groups):
         rs = groups[label]

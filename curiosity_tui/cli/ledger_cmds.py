@@ -136,7 +136,8 @@ def tension_setting(args: argparse.Namespace) -> Any:
     try:
         return TensionOptions.model_validate(values)
     except ValidationError as err:
-        raise InputError(f"tension setting: {err.errors()[0]['msg']}") from None
+        msg = str(err.errors()[0]["msg"]).removeprefix("Value error, ")
+        raise InputError(f"tension setting: {msg}") from None
 
 
 def _resolve_config(name: str, requested: str | None) -> tuple[str, CuratorKind]:

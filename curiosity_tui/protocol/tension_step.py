@@ -94,7 +94,7 @@ async def judges_step(ctx: SessionContext, focus: Any, first: Any, embedder: Any
         similarities=sims,
         embedder=emb_name,
     )
-    if opts.measure != "as-run" or opts.per_candidate:
+    if not opts.is_default():  # the pilot as run records what it recorded
         terms = _annotated(ctx, terms, before, scored, t_before)
     rec = ctx.record
     rec.tension_before, rec.tension_after, rec.delta = t_before, m_after, dlt
