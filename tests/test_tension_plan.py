@@ -154,3 +154,51 @@ def test_per_candidate_sweep_reads_the_delta_preserve_read() -> None:
     service = RunSession.model_validate({**s.model_dump(), "decided": {"kind": "service"}})
     run = RunData(config="C-cur", run_id="r", sessions=[s, service])
     assert run.deltas() == [-0.05]
+
+
+def test_tension_metrics_on_the_plan_runs(runs: Path) -> None:
+    from curiosity_tui.analysis.tension_metrics import (
+        delta_mean,
+        fallback_share,
+        service_override_share,
+    )
+
+    for path in iter_ledgers(runs):
+        with Ledger.open(path) as led:
+            run = RunData.from_ledger(led)
+            records = led.session_records()
+        deltas = [r.delta for r in records if r.delta is not None]
+        assert delta_mean(run) == pytest.approx(sum(deltas) / len(deltas))
+        assert fallback_share(run) is None  # no Δ per candidate in this plan
+        said = records[2].decided.by_delta if records[2].decided else None
+        assert service_override_share(run) == (1.0 if said == "PRESERVE" else 0.0)
+
+
+def test_fallback_and_override_shares_by_hand() -> None:
+    from curiosity_tui.analysis.tension_metrics import fallback_share, service_override_share
+
+    def s(t: int, kind: str, by: str, fallback: bool) -> RunSession:
+        return RunSession.model_validate(
+            {
+                "session": t,
+                "decision": "ANSWER" if kind == "service" else by,
+                "delta": -0.3,
+                "tension": {"per_candidate": [{"delta": -0.3}]},
+                "decided": {"kind": kind, "by_delta": by, "fallback": fallback},
+            }
+        )
+
+    run = RunData(
+        config="C-cur",
+        run_id="r",
+        sessions=[
+            s(1, "research", "PRESERVE", True),
+            s(2, "research", "ANSWER", False),
+            s(3, "research", "PRESERVE", True),
+            s(4, "service", "PRESERVE", True),
+            s(5, "service", "ANSWER", False),
+        ],
+    )
+    assert fallback_share(run) == pytest.approx(2 / 3)  # service sessions are not counted
+    assert service_override_share(run) == pytest.approx(1 / 2)
+    assert fallback_share(RunData(config="C-cur", run_id="x")) is None
