@@ -202,3 +202,28 @@ def test_fallback_and_override_shares_by_hand() -> None:
     assert fallback_share(run) == pytest.approx(2 / 3)  # service sessions are not counted
     assert service_override_share(run) == pytest.approx(1 / 2)
     assert fallback_share(RunData(config="C-cur", run_id="x")) is None
+
+
+def test_ledger_new_records_the_setting_and_refuses_bad_flags(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seed = ["--seed", "Did the printing press cause the Reformation?", "--config", "C-cur"]
+    args = ["--tension", "four-component", "--per-candidate", "--service-sessions", "2,4-5"]
+    assert main(["ledger", "new", str(tmp_path / "a"), *seed, *args]) == 0
+    with Ledger.open(tmp_path / "a") as led:
+        recorded = led.meta.options["tension"]
+    assert recorded["measure"] == "four-component" and recorded["service_sessions"] == [2, 4, 5]
+    assert recorded["weights"] == {"D": 0.25, "H": 0.25, "F": 0.25, "U": 0.25}
+    assert main(["ledger", "new", str(tmp_path / "b"), *seed]) == 0
+    with Ledger.open(tmp_path / "b") as led:
+        assert "tension" not in led.meta.options  # the default is not recorded
+    capsys.readouterr()
+    for bad, words in (
+        (["--tension-weights", "D=1,H=0,F=0,U=0"], "need --tension four-component"),
+        (["--tension", "four-component", "--tension-weights", "D=0.9,H=0.9"], "sum to 1"),
+        (["--service-sessions", "0"], "--service-sessions"),
+    ):
+        assert main(["ledger", "new", str(tmp_path / "c"), *seed, *bad]) == 2
+        err = capsys.readouterr().err
+        assert words in err and err.count("\n") == 1 and "Traceback" not in err
+        assert not (tmp_path / "c").exists()  # nothing created
