@@ -227,3 +227,19 @@ def test_ledger_new_records_the_setting_and_refuses_bad_flags(
         err = capsys.readouterr().err
         assert words in err and err.count("\n") == 1 and "Traceback" not in err
         assert not (tmp_path / "c").exists()  # nothing created
+
+
+def test_the_report_states_each_runs_setting(runs: Path) -> None:
+    from curiosity_tui.analysis.run_conditions import conditions_section
+
+    loaded = []
+    for path in iter_ledgers(runs):
+        with Ledger.open(path) as led:
+            loaded.append(RunData.from_ledger(led))
+    text = "\n".join(conditions_section(loaded))
+    assert "tension: pre-amendment; service sessions 3" in text
+    assert (
+        "tension: four-component; weights D 0.25, H 0.25, F 0.25, U 0.25; service sessions 3"
+        in text
+    )
+    assert "tension: as-run; service sessions 3" in text
