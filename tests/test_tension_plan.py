@@ -154,6 +154,11 @@ def test_per_candidate_sweep_reads_the_delta_preserve_read() -> None:
     service = RunSession.model_validate({**s.model_dump(), "decided": {"kind": "service"}})
     run = RunData(config="C-cur", run_id="r", sessions=[s, service])
     assert run.deltas() == [-0.05]
+    # a run file's malformed entries are passed over, never a traceback
+    odd = RunSession.model_validate(
+        {"session": 1, "delta": -0.2, "tension": {"per_candidate": [{"x": 1}, "y", {"delta": "z"}]}}
+    )
+    assert odd.decision_delta() == -0.2
 
 
 def test_tension_metrics_on_the_plan_runs(runs: Path) -> None:

@@ -109,9 +109,12 @@ class RunSession(BaseModel):
         greatest candidate's (PRESERVE iff no candidate meets ε, decision 533)."""
         terms = (self.model_extra or {}).get("tension")
         per = terms.get("per_candidate") if isinstance(terms, dict) else None
-        if isinstance(per, list) and per:
-            return max(float(c["delta"]) for c in per)
-        return self.delta
+        values = [
+            float(c["delta"])
+            for c in (per if isinstance(per, list) else [])
+            if isinstance(c, dict) and isinstance(c.get("delta"), int | float)
+        ]
+        return max(values) if values else self.delta
 
 
 class ClosureAttempt(BaseModel):
