@@ -114,7 +114,7 @@ async def _judge_after(
         relist = await ctx.ask(
             judge_relist_spec(),
             kind="judge-after",
-            messages=prompts.judge_relist_messages(focus.question, candidate),
+            messages=prompts.judge_relist_messages(focus.question, focus.facts, candidate),
             cap=st.judge_cap,
             internal=True,
             key=key,
