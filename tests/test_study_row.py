@@ -98,7 +98,12 @@ def _state(root: Path):  # type: ignore[no-untyped-def]
 
 def test_a_study_folder_is_one_row(study: Path) -> None:
     s = _state(study)
-    assert (s.name, s.lock, s.locked, s.scripted) == ("s1", "locked seq 1 (before-runs)", True, True)
+    assert (s.name, s.lock, s.locked, s.scripted) == (
+        "s1",
+        "locked seq 1 (before-runs)",
+        True,
+        True,
+    )
     assert s.arms_text() == "C+cur 1/1 · B-armed+cur 1/1"
     assert s.packs_text() == "p1: ann 2/2, bob 0/2"
     assert len(s.runs) == 2 and s.verify == s.verdict == "…"  # the slow part comes later
