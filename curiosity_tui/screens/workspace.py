@@ -268,15 +268,21 @@ class WorkspaceScreen(AppScreen):
         self._refill_studies()
 
     def _refill_studies(self) -> None:
+        """Rows updated in place (cell by cell, widening their columns) while the same studies
+        are there; rebuilt only when the set of studies changes."""
         table = self.query_one("#studies", DataTable)
-        row = table.cursor_row
-        table.clear()
-        for st in self.studies:
-            table.add_row(*study_row(st), key=str(st.place.folder))
+        keys = [str(st.place.folder) for st in self.studies]
+        if [k.value for k in table.rows] != keys:
+            table.clear()
+            for st, key in zip(self.studies, keys, strict=True):
+                table.add_row(*study_row(st), key=key)
+        else:
+            for st, key in zip(self.studies, keys, strict=True):
+                for (_label, col), cell in zip(STUDY_COLUMNS, study_row(st), strict=True):
+                    table.update_cell(key, col, cell, update_width=True)
         for w in self.query(".study-part"):
             w.display = bool(self.studies)
         if self.studies:
-            table.move_cursor(row=min(max(row, 0), len(self.studies) - 1))
             self._show_detail()
 
     def _show_detail(self) -> None:
