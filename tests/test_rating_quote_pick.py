@@ -34,6 +34,7 @@ REST = [
 ]
 ITEM_KEYS = TO_Q1_QUOTE + PICK_Q1 + REST
 
+
 @pytest.fixture
 def pack(tmp_path: Path) -> Path:
     out = tmp_path / "pack"
@@ -104,7 +105,8 @@ async def test_a_picked_quote_is_still_checked(pack: Path) -> None:
         assert "select a span first" in str(msg.render()) and scr.quotes["q1"] == []
         await pilot.press("space", "ctrl+right", "enter")  # one word: too short
         assert str(msg.render()).startswith("refused: ") and scr.quotes["q1"] == []
-        await pilot.press("space", "space", "q", "b", "left_square_bracket")  # letters stay in the text
+        # letters stay in the text: no quit, no category, no other item
+        await pilot.press("space", "space", "q", "b", "left_square_bracket")
         assert app.is_running and scr.categories["q2"] is None and scr.progress[0] == 1
         await pilot.press("ctrl+t")  # back to the quote line: typing still works
         assert app.focused is scr.query_one("#quote-q1", Input)
