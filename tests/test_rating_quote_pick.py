@@ -132,3 +132,26 @@ def test_a_picked_quote_goes_to_a_question_that_takes_quotes() -> None:
     assert [q.max_quotes > 0 for q in qs] == [False, True]
     assert quote_question(qs, "q1") == "q2" and quote_question(qs, None) == "q2"
     assert quote_question(qs[:1], "q1") is None
+
+
+async def test_the_folded_guide_line_shows_its_key_at_100x30(pack: Path) -> None:
+    """Its border took the folded guide's one row: the line said nothing at 100x30."""
+    app = RatingApp(pack, "ann")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        guide = app.screen.query_one("#rating-guide")
+        assert guide.region.height == 1 and guide.content_region.height == 1  # was 0
+        line = app.screen.query_one("#rating-guide-text", Static)
+        assert "Ctrl+G opens it" in str(line.render())[:30]  # the key before the title
+
+
+def test_snapshot_quote_being_picked_100x30(snap_compare, pack: Path) -> None:  # type: ignore[no-untyped-def]
+    async def run(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press(*TO_Q1_QUOTE, "ctrl+t", "space", *["ctrl+right"] * 4)
+        for w in pilot.app.screen.query(ItemText):
+            w.cursor_blink = False
+        for w in pilot.app.screen.query(Input):
+            w.cursor_blink = False
+        await pilot.pause()
+
+    assert snap_compare(RatingApp(pack, "snap"), terminal_size=SIZE, run_before=run)

@@ -25,7 +25,7 @@ class RatingGuide(VerticalScroll):
         t = Text(end="")
         t.append("Guide", style="bold underline")
         if folded:
-            t.append(f"  {self.guide_title}  (Ctrl+G opens it)", style="dim")
+            t.append(f"  (Ctrl+G opens it)  {self.guide_title}", style="dim")  # the key first
             return t
         t.append(f"  {self.guide_title}  (Ctrl+G hides)\n", style="dim")
         t.append(self.instructions)

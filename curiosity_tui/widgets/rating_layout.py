@@ -19,7 +19,7 @@ RatingScreen { layout: vertical; }
 #rating-guide { height: auto; max-height: 40%; background: $boost; padding: 0 1;
     border-bottom: solid $primary-lighten-2; }
 #rating-guide.closed { display: none; }
-#rating-guide.folded { height: 1; max-height: 1; overflow: hidden hidden; }
+#rating-guide.folded { height: 1; max-height: 1; overflow: hidden hidden; border-bottom: none; }
 .section-title { text-style: bold; margin-top: 1; color: $accent; }
 .section-text { margin-bottom: 1; }
 .section-empty { color: $text-muted; text-style: italic; margin-bottom: 1; }
