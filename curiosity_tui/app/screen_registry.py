@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from curiosity_tui.screens.rendering import RenderingScreen
     from curiosity_tui.screens.search import SearchScreen
     from curiosity_tui.screens.workspace import WorkspaceScreen
+    from curiosity_tui.widgets.item_text import ItemText
     from curiosity_tui.widgets.node_tree import LedgerTree
 
 
@@ -50,6 +51,12 @@ def browser() -> type[BrowserScreen]:
     from curiosity_tui.screens.browser import BrowserScreen
 
     return BrowserScreen
+
+
+def item_text() -> type[ItemText]:
+    from curiosity_tui.widgets.item_text import ItemText
+
+    return ItemText
 
 
 def ledger_tree() -> type[LedgerTree]:
@@ -171,6 +178,7 @@ class ScreenEntry:
 
 
 _TREE = KeyHolder("Ledger tree (browser, curator)", "tree", ledger_tree)
+_ITEM_TEXT = KeyHolder("Item text (rating: picking a quote)", "itemtext", item_text)
 
 #: every screen, in the order docs/keys.md lists them
 SCREENS: tuple[ScreenEntry, ...] = (
@@ -186,7 +194,7 @@ SCREENS: tuple[ScreenEntry, ...] = (
     ScreenEntry("monitor", "Run monitor", monitor, ("open_home",)),
     ScreenEntry("human", "Human session", human_session, ("open_human_session",)),
     ScreenEntry("pack", "Open a pack", pack_open, ("open_pack",)),
-    ScreenEntry("rating", "Rating", rating, ("open_rating",)),
+    ScreenEntry("rating", "Rating", rating, ("open_rating",), (_ITEM_TEXT,)),
     ScreenEntry("agreement", "Agreement", agreement, ("open_agreement",)),
     ScreenEntry("adjudication", "Adjudication", adjudication, ("open_adjudication",)),
     ScreenEntry("analysis", "Analysis", analysis, ("open_analysis",)),
