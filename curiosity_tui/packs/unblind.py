@@ -432,7 +432,7 @@ def unblind(
             item=i,
             kind=key.items[i].kind,
             run=key.items[i].run,
-            config=key.items[i].config,
+            config=key.items[i].arm(),
             control=key.items[i].control,
             categories=latest.get(i, {}),
         )
@@ -478,7 +478,7 @@ def _adjudicated_row(
         question=rec.question,
         kind=ent.kind,
         run=ent.run,
-        config=ent.config,
+        config=ent.arm(),
         raw=raw,
         adjudicated=rec.category,
         grounds=rec.grounds,
@@ -537,7 +537,7 @@ def _config_table(
     ``adjudicated`` (the adjudicated set): an item whose raters split counts as its
     adjudicated category, and ``by_rating`` is left empty (it would not be ratings)."""
     real = [i for i in order if key.items[i].kind == "run"]
-    configs = sorted({key.items[i].config for i in real})
+    configs = sorted({key.items[i].arm() for i in real})
     by_rating = {c: dict.fromkeys(q.category_ids, 0) for c in configs}
     by_run = {c: {**dict.fromkeys(q.category_ids, 0), "split": 0} for c in configs}
     runs: Counter[str] = Counter()
@@ -550,8 +550,8 @@ def _config_table(
         if adjudicated is not None and settled is not None and len(set(cats)) > 1:
             cats = [settled.category]
         for c in cats:
-            by_rating[ent.config][c] += 1
-        run_cats.setdefault((ent.config, ent.run), []).extend(cats)
+            by_rating[ent.arm()][c] += 1
+        run_cats.setdefault((ent.arm(), ent.run), []).extend(cats)
     for (config, _run), cats in run_cats.items():
         runs[config] += 1
         if not cats:
