@@ -71,6 +71,7 @@ def host_attended(
 
 
 def _host_one(args: argparse.Namespace, plan: Any, spec: Any, name: str, run_cmds: Any) -> Any:
+    from curiosity_tui.cli.run_cmds import _closing, _embedder
     from curiosity_tui.ledger.ledger import Ledger
     from curiosity_tui.runs.runner import RunResult
     from curiosity_tui.screens.monitor import RunRequest
@@ -78,13 +79,13 @@ def _host_one(args: argparse.Namespace, plan: Any, spec: Any, name: str, run_cmd
     path: Path = args.out / spec.name
     Ledger.create(path, spec.meta, exist_ok=True).close()
     with run_cmds.model_client(args, plan.model) as client:  # refuse in one line, app closed
-        caps = asyncio.run(run_cmds._closing(client, run_cmds.probed(client, args)))
+        caps = asyncio.run(_closing(client, run_cmds.probed(client, args)))
     req = RunRequest(
         ledger=path,
         sessions=plan.sessions,
         curator=name,
         client_factory=lambda: run_cmds.model_client(args, plan.model),
-        embedder_factory=lambda client: run_cmds._embedder(args, client, caps),
+        embedder_factory=lambda client: _embedder(args, client, caps),
         endpoint=caps,
         overrides=run_cmds.call_overrides(args),
     )

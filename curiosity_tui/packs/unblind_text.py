@@ -4,8 +4,12 @@ which keeps ``format_unblind`` as the name callers use)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from curiosity_tui.packs.rating import rater_group
-from curiosity_tui.packs.unblind import ConfigTable, ControlResult, UnblindReport
+
+if TYPE_CHECKING:  # unblind imports this module when it formats
+    from curiosity_tui.packs.unblind import ConfigTable, ControlResult, UnblindReport
 
 __all__ = ["unblind_text"]
 
