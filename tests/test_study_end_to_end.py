@@ -259,8 +259,8 @@ def packed(relayed: Path) -> Path:
 def _item_keys(q1: str, quote: str, q2: str) -> list[str]:
     """One item of pilot-02: q1's category, grounds and a quote copied exactly from the item
     (q1 asks for at least one; an empty Enter moves on), q2's category and grounds; save."""
-    return keys_of(q1, "enter", "it says so", "enter", quote, "enter", "enter",
-                   q2, "enter", "sourced", "enter", "enter", "ctrl+s")  # fmt: skip
+    return keys_of(q1, "enter", "section three says so", "enter", quote, "enter", "enter",
+                   q2, "enter", "every figure is sourced", "enter", "enter", "ctrl+s")  # fmt: skip
 
 
 def _run_item(study: Path, run: str) -> str:
@@ -284,7 +284,7 @@ def rated(packed: Path, patched: pytest.MonkeyPatch) -> Path:
         async def rate(app: Any, pilot: Any, rater: str = rater) -> None:
             session = app.rating_screen.session
             for item in session.order:  # this rater's own order
-                quote = " ".join(session.pack.item(item).sections[2].split()[:3])
+                quote = " ".join(session.pack.item(item).sections[2].split()[:4])
                 q1 = "r" if (rater == "bob" and item == first) else "a"
                 keys = _item_keys(q1, quote, "n")
                 if rater == "ann":
@@ -292,6 +292,8 @@ def rated(packed: Path, patched: pytest.MonkeyPatch) -> Path:
                 else:
                     await burst(pilot, keys, settle=30)
             await pilot.pause()
+            _, saved, total = app.rating_screen.progress
+            assert saved == total, f"{rater} saved {saved} of {total} items"
 
         drive_run_of(patched, RatingApp, rate)
         assert main(["rate", str(copy), "--rater", rater]) == 0
