@@ -8,9 +8,9 @@ shows sessions 1 and 3 because the plan's ``[pack]`` says ``1,last``) → ``pilo
 --scripted``, the human arm curated by keys in the app (a merge picked with ↓, taken back,
 redone) → the offline model's downgrade proposal decided by a second person (a person's
 approval of their own proposal refused) → a relay leg model → person → model, offline, the
-person's session by keys → ``pack build`` → two rater copies rated by keys (one pressed, one
-as a burst) → ``ratings import`` → ``adjudicate`` by keys → ``unblind`` → ``verdict`` →
-``report``; every output file carries the scripted label.
+person's session by keys → ``pack build`` → two rater copies rated by keys (pressed one by
+one, and the same keys as bursts) → ``ratings import`` → ``adjudicate`` by keys → ``unblind``
+→ ``verdict`` → ``report``; every output file carries the scripted label.
 
 Each step is a module-scoped fixture on the one before, so a test that runs alone (or on
 another xdist worker) builds just the steps it needs. Where the CLI opens an app with
@@ -270,8 +270,8 @@ def _run_item(study: Path, run: str) -> str:
 
 @pytest.fixture(scope="module")
 def rated(packed: Path, patched: pytest.MonkeyPatch) -> Path:
-    """ann and bob rate their copies in the rating app by keys (ann key by key, bob in one
-    burst); bob calls the human-curated run's item "repeated" where ann says "advanced"."""
+    """ann and bob rate their copies in the rating app by keys (ann's first item key by key,
+    every other item as one burst of the same kind of keys); bob calls the human-curated run's item "repeated" where ann says "advanced"."""
     from curiosity_tui.app.standalone import RatingApp
 
     study = packed
@@ -287,7 +287,7 @@ def rated(packed: Path, patched: pytest.MonkeyPatch) -> Path:
                 quote = " ".join(session.pack.item(item).sections[2].split()[:4])
                 q1 = "r" if (rater == "bob" and item == first) else "a"
                 keys = _item_keys(q1, quote, "n")
-                if rater == "ann":
+                if rater == "ann" and item == session.order[0]:  # key by key, then bursts
                     await pilot.press(*keys)
                 else:
                     await burst(pilot, keys, settle=30)
