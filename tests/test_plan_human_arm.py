@@ -121,3 +121,35 @@ def test_pilot_run_hosts_the_human_arm_in_the_app_after_the_model_arm(
     assert main(["unblind", str(pack), "--key", str(key), "--force", "--by", "ann"]) == 0
     text = capsys.readouterr().out
     assert "C+cur(human)" in text and "\n  human  C+cur          " in text
+
+
+def test_a_curator_who_quits_leaves_the_run_for_the_next_pilot_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from curiosity_tui.screens.curator import CuratorScreen
+
+    plan = tmp_path / "plan.toml"
+    plan.write_text(PLAN)
+    out = tmp_path / "runs"
+    run = ["pilot", "run", str(plan), "--out", str(out), "--scripted", "--workers", "1",
+           "--unregistered", "--curator-name", "ben"]  # fmt: skip
+
+    async def quit_at_the_curator(app: Any, pilot: Any, req: Any) -> None:
+        await wait_for(pilot, lambda: isinstance(app.screen, CuratorScreen), "curator after s1")
+        await pilot.press("ctrl+q")
+
+    monkeypatch.setattr(run_cmds, "host_run", piloted(quit_at_the_curator))
+    assert main(run) == 1
+    text = capsys.readouterr().out
+    assert "1 of 2 runs complete" in text and "the rest wait for a curator" in text
+    with Ledger.open(out / "Hcur-r0") as led:
+        assert led.last_session == 1
+    manifest = json.loads((out / ".pilot" / "shard-1-of-1.json").read_text())
+    assert {r["name"]: r["state"] for r in manifest["runs"]}["Hcur-r0"] == "pending"
+
+    seen: list[int] = []
+    monkeypatch.setattr(run_cmds, "host_run", piloted(_curate_by_continuing(seen)))
+    assert main(run) == 0  # resumed: the model arm is complete and not run again
+    assert "2 of 2 runs complete" in capsys.readouterr().out
+    with Ledger.open(out / "Hcur-r0") as led:
+        assert led.last_session == 2 and verify(out / "Hcur-r0").ok
