@@ -117,6 +117,11 @@ def test_pilot_run_hosts_the_human_arm_in_the_app_after_the_model_arm(
                  "--leak-permutations", "20"]) == 0  # fmt: skip
     groups = {e["run"]: e.get("group") for e in json.loads(key.read_text())["items"].values()}
     assert groups == {"Hcur-r0": "C+cur(human)", "C+cur-r0": None}
+    capsys.readouterr()  # the leak check also asks whether raters could tell the curators apart
+    assert main(["pack", "leakcheck", str(pack), "--key", str(key), "--permutations", "20",
+                 "--json"]) == 0  # fmt: skip
+    tasks = {t["task"]: t for t in json.loads(capsys.readouterr().out)["tasks"]}
+    assert tasks["human-curator"]["classes"] == {"human": 1, "model": 1}
     capsys.readouterr()
     assert main(["unblind", str(pack), "--key", str(key), "--force", "--by", "ann"]) == 0
     text = capsys.readouterr().out
