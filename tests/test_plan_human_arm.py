@@ -115,6 +115,7 @@ def test_pilot_run_hosts_the_human_arm_in_the_app_after_the_model_arm(
     assert main(["pack", "build", str(out), "--out", str(pack), "--key-out", str(key),
                  "--scheme", "pilot-02", "--seed", "3", "--controls", "0",
                  "--leak-permutations", "20"]) == 0  # fmt: skip
+    assert "runs per configuration: C+cur 1, C+cur(human) 1" in capsys.readouterr().out
     groups = {e["run"]: e.get("group") for e in json.loads(key.read_text())["items"].values()}
     assert groups == {"Hcur-r0": "C+cur(human)", "C+cur-r0": None}
     capsys.readouterr()  # the leak check also asks whether raters could tell the curators apart

@@ -359,8 +359,8 @@ def build_pack(
     manifest.order = "per-rater" if order == "per-rater" else "fixed"
     _write_or_undo(packdir, key_path, key_bytes, ib, manifest, n_controls)
     configs: dict[str, int] = {}
-    for m in materials:
-        configs[m.config] = configs.get(m.config, 0) + 1
+    for m in materials:  # a human-curated run counts under its own name (decision 560)
+        configs[m.group or m.config] = configs.get(m.group or m.config, 0) + 1
     return BuildResult(
         packdir=packdir,
         key_path=key_path,
