@@ -12,8 +12,8 @@ person's session by keys → ``pack build`` → two rater copies rated by keys (
 one, and the same keys as bursts) → ``ratings import`` → ``adjudicate`` by keys → ``unblind``
 → ``verdict`` → ``report``; every output file carries the scripted label.
 
-Each step is a module-scoped fixture on the one before, so a test that runs alone (or on
-another xdist worker) builds just the steps it needs. Where the CLI opens an app with
+Each step is a module-scoped fixture on the one before; one test checks them all, so a
+parallel run builds the study once. Where the CLI opens an app with
 ``App.run()``, the test opens the same app under ``run_test()`` and presses its keys
 (tests/app_host.py)."""
 
@@ -349,7 +349,28 @@ def outputs(adjudicated: Path) -> dict[str, str]:
 # ----------------------------------------------------------------------------- the checks
 
 
-def test_the_dry_run_shows_the_human_arm_and_the_packs_sessions(locked: tuple[Path, str]) -> None:
+def test_a_study_from_plan_to_report(
+    locked: tuple[Path, str],
+    piloted_study: Path,
+    downgraded: tuple[Path, list[tuple[int, str]]],
+    relayed: Path,
+    packed: Path,
+    adjudicated: Path,
+    outputs: dict[str, str],
+) -> None:
+    """One test over every step, so that a parallel run (``-n 2``) builds the study once,
+    on one worker; each check below names the step it looks at."""
+    check_the_dry_run_shows_the_human_arm_and_the_packs_sessions(locked)
+    check_the_human_arm_was_curated_by_keys_in_the_app(piloted_study)
+    check_the_models_downgrade_is_decided_by_a_second_person(downgraded)
+    check_the_relay_leg_ran_model_person_model_offline(relayed)
+    check_the_pack_shows_sessions_1_and_3_and_keeps_the_curators_apart(packed)
+    check_both_raters_rated_every_item_by_keys_and_one_disagreement_was_adjudicated(adjudicated)
+    check_unblind_verdict_and_report_are_labelled_and_hold_the_rating_results(outputs, adjudicated)
+    check_every_output_file_carries_the_scripted_label(outputs, adjudicated)
+
+
+def check_the_dry_run_shows_the_human_arm_and_the_packs_sessions(locked: tuple[Path, str]) -> None:
     study, dry = locked
     assert "2 arm(s): Hcur (C+cur, human-curated by ann), ModelCur (C+cur)" in dry
     assert "ok    pack.sessions: 1,last: each item shows sessions 1 and 3 of 3" in dry
@@ -357,7 +378,7 @@ def test_the_dry_run_shows_the_human_arm_and_the_packs_sessions(locked: tuple[Pa
     assert len((study / "prereg.jsonl").read_text().splitlines()) == 1
 
 
-def test_the_human_arm_was_curated_by_keys_in_the_app(piloted_study: Path) -> None:
+def check_the_human_arm_was_curated_by_keys_in_the_app(piloted_study: Path) -> None:
     runs = piloted_study / "runs" / "e2e"
     human = runs / "Hcur-r0"
     assert verify(human).ok and verify(runs / "ModelCur-r0").ok
@@ -372,7 +393,7 @@ def test_the_human_arm_was_curated_by_keys_in_the_app(piloted_study: Path) -> No
     assert merges[1].data["reason"] == "merged again, right target"
 
 
-def test_the_models_downgrade_is_decided_by_a_second_person(
+def check_the_models_downgrade_is_decided_by_a_second_person(
     downgraded: tuple[Path, list[tuple[int, str]]],
 ) -> None:
     study, results = downgraded
@@ -387,7 +408,7 @@ def test_the_models_downgrade_is_decided_by_a_second_person(
     assert listed["d2"].status == "rejected"
 
 
-def test_the_relay_leg_ran_model_person_model_offline(relayed: Path) -> None:
+def check_the_relay_leg_ran_model_person_model_offline(relayed: Path) -> None:
     leg = relayed / "relay" / "leg"
     assert verify(leg).ok
     with Ledger.open(leg) as led:
@@ -395,7 +416,7 @@ def test_the_relay_leg_ran_model_person_model_offline(relayed: Path) -> None:
     assert minds == [("model", "scripted-big"), ("human", "ann"), ("model", "scripted-small")]
 
 
-def test_the_pack_shows_sessions_1_and_3_and_keeps_the_curators_apart(packed: Path) -> None:
+def check_the_pack_shows_sessions_1_and_3_and_keeps_the_curators_apart(packed: Path) -> None:
     key = json.loads((packed / "keys" / "e2e.key.json").read_text())
     runs = {e["run"]: e for e in key["items"].values() if e["kind"] == "run"}
     assert {r: tuple(e["sessions"]) for r, e in runs.items()} == {
@@ -407,7 +428,7 @@ def test_the_pack_shows_sessions_1_and_3_and_keeps_the_curators_apart(packed: Pa
     assert manifest["scripted"] is True and manifest["sessions"] == "1,last"
 
 
-def test_both_raters_rated_every_item_by_keys_and_one_disagreement_was_adjudicated(
+def check_both_raters_rated_every_item_by_keys_and_one_disagreement_was_adjudicated(
     adjudicated: Path,
 ) -> None:
     from curiosity_tui.packs.disagreement import adjudication_state
@@ -422,7 +443,7 @@ def test_both_raters_rated_every_item_by_keys_and_one_disagreement_was_adjudicat
     assert d.adjudication.adjudicator == "human:cora"
 
 
-def test_unblind_verdict_and_report_are_labelled_and_hold_the_rating_results(
+def check_unblind_verdict_and_report_are_labelled_and_hold_the_rating_results(
     outputs: dict[str, str], adjudicated: Path
 ) -> None:
     unblinded = outputs["unblind.txt"]
@@ -445,7 +466,7 @@ def test_unblind_verdict_and_report_are_labelled_and_hold_the_rating_results(
         assert "(report-rating-q1.svg)" in report
 
 
-def test_every_output_file_carries_the_scripted_label(
+def check_every_output_file_carries_the_scripted_label(
     outputs: dict[str, str], adjudicated: Path
 ) -> None:
     written = [
