@@ -20,8 +20,9 @@ from typing import Any
 
 from curiosity_tui.analysis.report_tables import ConfigSpread
 from curiosity_tui.analysis.sweep import SweepResult
+from curiosity_tui.packs.unblind import ConfigTable
 
-__all__ = ["INSTALL_HINT", "available", "per_run_svg", "sweep_svg"]
+__all__ = ["INSTALL_HINT", "available", "per_run_svg", "rating_svg", "sweep_svg"]
 
 INSTALL_HINT = "pip install 'curiosity-tui[plots]'"
 _SALT = "curiosity-tui"
@@ -100,4 +101,28 @@ def per_run_svg(metric: str, spreads: Sequence[ConfigSpread], path: Path) -> Pat
     ax.set_xlim(-0.6, len(spreads) - 0.4)
     ax.set_ylabel(metric)
     ax.set_title(f"{metric}: runs (dots), mean and 95% interval (bar)", fontsize=9)
+    return _save(fig, path)
+
+
+def rating_svg(question: str, sets: Sequence[tuple[str, ConfigTable]], path: Path) -> Path:
+    """One question's unblinded runs per arm (decision 561): a panel per set (the raw sets
+    per rater group, then the adjudicated set, labelled in its title), each arm a bar stacked
+    by category (and ``split``). Every segment carries the id ``rating-SET-ARM-CATEGORY``."""
+    fig = _figure(max(4.0, 3.2 * len(sets)), 3.6)
+    axes = fig.subplots(1, len(sets), squeeze=False, sharey=True)[0]
+    for ax, (label, t) in zip(axes, sets, strict=True):
+        arms = list(t.by_run)
+        cats = [*t.categories, "split"]
+        bottom = [0] * len(arms)
+        for cat in cats:
+            heights = [t.by_run[a].get(cat, 0) for a in arms]
+            bars = ax.bar(range(len(arms)), heights, bottom=bottom, label=cat)
+            for arm, bar in zip(arms, bars, strict=True):
+                bar.set_gid(f"rating-{label.split(',')[0]}-{arm}-{cat}")
+            bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+        ax.set_xticks(range(len(arms)), arms, fontsize=8)
+        ax.set_title(label, fontsize=9)
+    axes[0].set_ylabel("runs")
+    axes[-1].legend(fontsize=7)
+    fig.suptitle(f"{question}: runs per arm by category (raw and adjudicated apart)", fontsize=9)
     return _save(fig, path)

@@ -57,6 +57,8 @@ MAX_SESSIONS = 1000
 MAX_TOKENS = 1_000_000
 #: a plan name is used in file names and paths: letters, digits, ``. _ + -``, no ``..``
 PLAN_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,99}")
+#: a human curator's name as the journal's actor ``human:<name>`` carries it
+CURATOR_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 class Budgets(BaseModel):
@@ -124,6 +126,26 @@ class Arm(BaseModel):
     no_reselect: bool | None = None  # default: false
     seed_question: str | None = Field(None, min_length=1)  # default: the plan's
     tension: TensionMeasure | None = None  # default: the plan's (issue 26)
+    #: who curates between sessions (decision 560): "model" (default for a +cur
+    #: configuration) or "human" (``pilot run`` hosts the run in the app's run monitor)
+    curator: Literal["model", "human"] | None = None
+    #: the people who may curate a human-curated arm (``--curator-name``); none: anyone
+    curators: list[str] | None = Field(None, min_length=1)
+
+    @field_validator("curators")
+    @classmethod
+    def _names(cls, v: list[str] | None) -> list[str] | None:
+        for name in v or []:
+            if not CURATOR_NAME_RE.fullmatch(name):
+                raise ValueError(
+                    f"{name!r} is not a curator name (one word: letters, digits, . _ -)"
+                )
+        if v is not None and len(set(v)) != len(v):
+            raise ValueError("names a curator twice")
+        return v
+
+    def human_curated(self) -> bool:
+        return self.curator == "human"
 
 
 class PackPlan(BaseModel):
@@ -284,6 +306,7 @@ class PilotPlan(BaseModel):
                 raise ValueError(
                     f"arms.{name}.config {arm.config!r} is not one of {', '.join(CONFIG_NAMES)}"
                 )
+            _curator_fits(name, arm, self.relay is not None)
         if self.arms and self.contracts is not None:
             raise ValueError("arms and contracts are both given: give each arm its contract")
         for c in self.comparisons:
@@ -371,6 +394,27 @@ class PilotPlan(BaseModel):
                 f"relay names {len(relay.sessions)} session(s), the plan runs {self.sessions}: "
                 "list more, or set cycle = true"
             )
+
+
+def _curator_fits(name: str, arm: Arm, relayed: bool) -> None:
+    """An arm's ``curator``/``curators`` (decision 560): a human curator needs a curated
+    configuration (``+cur``) and no relay; ``curators`` only with ``curator = "human"``."""
+    from curiosity_tui.protocol.configs import get_configuration
+
+    if arm.curator is not None and not get_configuration(arm.config).curator:
+        raise ValueError(
+            f"arms.{name}.curator {arm.curator!r}: configuration {arm.config} has no curator "
+            "(use a +cur configuration)"
+        )
+    if arm.curators is not None and not arm.human_curated():
+        raise ValueError(
+            f'arms.{name}.curators names people, but the arm\'s curator is not "human"'
+        )
+    if arm.human_curated() and relayed:
+        raise ValueError(
+            f"arms.{name}.curator human: a plan with a relay runs unattended; "
+            "relay a human-curated ledger with run --relay"
+        )
 
 
 def _cell(name: str) -> str:

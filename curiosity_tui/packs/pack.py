@@ -137,6 +137,14 @@ class KeyEntry(BaseModel):
     base_item: str | None = None
     #: the two sessions the item shows (decision 440); None in keys written before
     sessions: list[int] | None = None
+    #: the arm's name in unblinded tables when it is not the configuration's: ``C+cur(human)``
+    #: for a human-curated run (decision 560); None in keys written before, and for the rest
+    group: str | None = None
+
+    def arm(self) -> str:
+        """What unblinded tables name this item's run by: human- and model-curated runs of
+        one configuration apart (``C+cur(human)`` beside ``C+cur``)."""
+        return self.group or self.config
 
 
 class PackKey(BaseModel):
