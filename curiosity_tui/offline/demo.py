@@ -16,6 +16,8 @@ import re
 import threading
 from typing import Any
 
+from curiosity_tui.offline.support_verdict import scripted_verdict
+
 SCRIPTED_LABEL = "[scripted demo reply]"
 
 _TOPICS = [
@@ -227,6 +229,9 @@ class DemoResponder:
             "checks": checks,
             "downgrade_proposals": [],
         }
+
+    def _support_judge(self, s: int, text: str, body: dict[str, Any]) -> dict[str, str]:
+        return scripted_verdict(text, self.tag)
 
     def _curator(self, s: int, text: str, body: dict[str, Any]) -> dict[str, Any]:
         ids = _ids(text)
