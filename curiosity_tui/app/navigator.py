@@ -89,9 +89,11 @@ class Navigation(App[None]):
         DowngradesScreen = screens.downgrades()
         self.push_screen(DowngradesScreen(Path(path), ledger=ledger))
 
-    def open_support(self, path: Path, *, ledger: Ledger | None = None) -> None:
+    async def open_support(self, path: Path, *, ledger: Ledger | None = None) -> None:
+        """The support judgements of ``path``; returns once the screen has mounted, so keys
+        typed after the opening key land in it."""
         SupportScreen = screens.support()
-        self.push_screen(SupportScreen(Path(path), ledger=ledger))
+        await push_when_ready(self, SupportScreen(Path(path), ledger=ledger))
 
     def open_analysis(self, paths: Sequence[Path]) -> None:
         AnalysisScreen = screens.analysis()

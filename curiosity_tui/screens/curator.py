@@ -71,7 +71,7 @@ class CuratorScreen(AppScreen):
         Binding("z", "revert", "Take back…", id="curator.revert", priority=True),
         Binding("w", "toggle_merged", "Show merged", id="curator.show_merged"),
         Binding("d", "downgrades", "Downgrades", id="curator.downgrades"),
-        Binding("E", "support", "Support judgements", id="curator.support"),
+        Binding("E", "support", "Support judgements", id="curator.support", priority=True),
         Binding("b", "browse", "Browse", id="curator.browse"),
         Binding("ctrl+n", "continue_run", "Continue run", id="curator.continue"),
         Binding("escape", "back", "Back", id="curator.back"),
@@ -300,8 +300,8 @@ class CuratorScreen(AppScreen):
     def action_downgrades(self) -> None:
         self.nav.open_downgrades(self.ledger.path, ledger=self.ledger)
 
-    def action_support(self) -> None:
-        self.nav.open_support(self.ledger.path, ledger=self.ledger)
+    async def action_support(self) -> None:
+        await self.nav.open_support(self.ledger.path, ledger=self.ledger)
 
     def action_browse(self) -> None:
         self.nav.open_ledger(self.ledger.path, node=self.current_id())

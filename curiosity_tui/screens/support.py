@@ -103,7 +103,10 @@ class SupportScreen(AppScreen):
     def on_mount(self) -> None:
         self.title = f"support · {self.path.name}"
         self.query_one(DataTable).focus()
-        self.reload()
+        if self.live is not None:  # the run's ledger is in memory: listed before the next key
+            self._show(sp.verified_items(self.live.raw_nodes()), self.live.meta.contract)
+        else:
+            self.reload()
 
     @work(thread=True, exclusive=True, group="sp-load")
     def reload(self) -> None:
