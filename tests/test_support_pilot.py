@@ -194,3 +194,55 @@ def test_the_cli_judges_and_the_audit_cli_names_it(tmp_path: Path, capsys: Any) 
     assert cli_main(["audit", str(path)]) == 1
     out = capsys.readouterr().out
     assert "- verified_not_supporting: q1/r1" in out
+
+
+# ----------------------------------------------------------------------------- support-audit pack
+
+
+def test_support_audit_pack_builds_is_rated_by_two_and_agreement_runs(
+    tmp_path: Path, capsys: Any
+) -> None:
+    import json
+
+    from curiosity_tui.packs.pack import default_key_path
+    from curiosity_tui.packs.rating import RatingSession
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    with ScriptedServer(responder=DemoResponder(preserve_sessions=(1,))) as srv:
+        for name, text in (("off", SOURCE), ("on", ON_TOPIC)):
+            (runs / name).mkdir()
+            _run(_ledger(runs / name, source=text), srv, 2)
+    pack = tmp_path / "pack"
+    ledgers = [str(runs / name / "run") for name in ("off", "on")]
+    argv = ["pack", "build", *ledgers, "--scheme", "support-audit", "--out", str(pack)]
+    assert cli_main([*argv, "--seed", "7", "--raters", "ann,bob"]) == 0
+    assert "(requirement, passage) items from 2 run(s)" in capsys.readouterr().out
+    items = [json.loads(line) for line in (pack / "items.jsonl").read_text().splitlines()]
+    assert len(items) == 2
+    blob = (pack / "items.jsonl").read_text() + (pack / "manifest.json").read_text()
+    for leak in ("evidence=supported", "human:", "model:", "runs/on", "\"e1\"", "q1/e1"):
+        assert leak not in blob  # blind: no contract, judge, run or evidence id
+    assert {i["sections"][2].startswith(("Between 1518", "A count of")) for i in items} == {True}
+    key = json.loads(default_key_path(pack).read_text())
+    assert sorted(e["evidence"] for e in key["items"].values()) == ["q1/e1", "q1/e1"]
+    verdicts = {"ann": ["does-not", "supports"], "bob": ["does-not", "partly"]}
+    for rater, picks in verdicts.items():
+        copy = tmp_path / f"copy-{rater}"
+        assert cli_main(["pack", "export", str(pack), "--rater", rater, "--out", str(copy)]) == 0
+        session = RatingSession(copy, rater)
+        for item in session.order:
+            on_topic = "A count of" in next(i for i in items if i["id"] == item)["sections"][2]
+            pick = picks[1] if on_topic else picks[0]
+            session.save(item, {"support": {"category": pick, "grounds": f"{rater} read it"}})
+        assert (
+            cli_main(["ratings", "import", str(pack), str(copy / "ratings" / f"{rater}.jsonl")])
+            == 0
+        )
+    capsys.readouterr()
+    assert cli_main(["agreement", str(pack), "--json", "--boot", "200"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["scheme"] == "support-audit"
+    [q] = report["questions"]
+    assert (q["question"], q["raters"], q["n_items"]) == ("support", ["ann", "bob"], 2)
+    assert q["raw_agreement"]["value"] == 0.5  # agreed on the off-topic passage only
