@@ -221,7 +221,7 @@ def test_support_audit_pack_builds_is_rated_by_two_and_agreement_runs(
     items = [json.loads(line) for line in (pack / "items.jsonl").read_text().splitlines()]
     assert len(items) == 2
     blob = (pack / "items.jsonl").read_text() + (pack / "manifest.json").read_text()
-    for leak in ("evidence=supported", "human:", "model:", "runs/on", "\"e1\"", "q1/e1"):
+    for leak in ("evidence=supported", "human:", "model:", "runs/on", '"e1"', "q1/e1"):
         assert leak not in blob  # blind: no contract, judge, run or evidence id
     assert {i["sections"][2].startswith(("Between 1518", "A count of")) for i in items} == {True}
     key = json.loads(default_key_path(pack).read_text())

@@ -71,7 +71,11 @@ class CuratorScreen(AppScreen):
         Binding("z", "revert", "Take back…", id="curator.revert", priority=True),
         Binding("w", "toggle_merged", "Show merged", id="curator.show_merged"),
         Binding("d", "downgrades", "Downgrades", id="curator.downgrades"),
-        Binding("E", "support", "Support judgements", id="curator.support", priority=True),
+        # not in the footer (it keeps "continue" in view): the status line names it when
+        # there is a verified passage to judge
+        Binding(
+            "E", "support", "Support judgements", id="curator.support", priority=True, show=False
+        ),
         Binding("b", "browse", "Browse", id="curator.browse"),
         Binding("ctrl+n", "continue_run", "Continue run", id="curator.continue"),
         Binding("escape", "back", "Back", id="curator.back"),
