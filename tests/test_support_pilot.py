@@ -194,6 +194,23 @@ def test_the_cli_judges_and_the_audit_cli_names_it(tmp_path: Path, capsys: Any) 
     assert cli_main(["audit", str(path)]) == 1
     out = capsys.readouterr().out
     assert "- verified_not_supporting: q1/r1" in out
+    asyncio.run(_audit_screen_names_it(path))
+
+
+async def _audit_screen_names_it(path: Path) -> None:
+    from textual.widgets import Static, Tree
+
+    from curiosity_tui.screens.audit import AuditScreen
+
+    app = Host(AuditScreen(path))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        status = str(app.screen.query_one("#audit-status", Static).render())
+        assert "(e) verified but not supporting (judged no or partly): 1" in status
+        [node] = [n for n in app.screen.query_one(Tree).root.children if "q1/r1" in str(n.label)]
+        leaves = " ".join(str(leaf.label) for leaf in node.children)
+        assert "(e) verified but not supporting" in leaves and "human:ann judged" in leaves
 
 
 # ----------------------------------------------------------------------------- support-audit pack
