@@ -93,3 +93,87 @@ def test_bad_judgements_are_refused_naming_the_problem(
             support.judge(led, "q1", args.pop("evidence_id"), args.pop("verdict"), **args)
         with pytest.raises(TransitionError, match="only a verified passage"):
             support.judge(led, "q1", "e2", "yes", grounds=GROUNDS_YES, by="human:ann")
+
+
+# ----------------------------------------------------------------------------- scripted judge
+
+
+def _prompt(requirement: str, passage: str) -> dict[str, object]:
+    from curiosity_tui.protocol.prompts import support_judge_messages
+
+    return {"messages": support_judge_messages("Did print matter?", requirement, passage)}
+
+
+@pytest.mark.parametrize(
+    ("passage", "verdict"),
+    [
+        ("A count of literacy rates among urban artisans survives.", "yes"),
+        ("Literacy was rising in the towns, by all accounts.", "partly"),
+        ("Nuremberg's presses out-printed Wittenberg's in 1520.", "no"),
+    ],
+)
+def test_the_scripted_judges_answer_every_verdict_deterministically(
+    passage: str, verdict: str
+) -> None:
+    from curiosity_tui.offline.demo import DemoResponder
+    from curiosity_tui.offline.research import ResearchResponder
+
+    body = _prompt("a count of literacy rates among urban artisans", passage)
+    demo = DemoResponder(label="")
+    assert demo("support-judge", 2, body)["verdict"] == verdict
+    assert demo("support-judge", 2, body) == demo("support-judge", 2, body)
+    research = ResearchResponder()
+    first = research("support-judge", 2, body, run="r0")
+    assert first["verdict"] in ("yes", "no", "partly") and first["grounds"]
+    assert ResearchResponder()("support-judge", 2, body, run="r0") == first  # per seed
+
+
+def _plan(tmp_path: Path, contract: str, judge: str) -> Path:
+    text = f'''name = "sup"
+model = "scripted-demo"
+runs = 1
+sessions = 2
+seed_question = "Did the printing press cause the Reformation?"
+epsilon = 0.15
+contract = "{contract}"
+configurations = ["C-cur", "B"]
+metrics = ["max_depth"]
+support_judge = "{judge}"
+[budgets]
+session_completion_tokens = 4000
+[rule]
+kind = "any_metric_beats_in_all"
+pairs = [["C-cur", "B"]]
+metrics = ["max_depth"]
+'''
+    path = tmp_path / "sup.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_the_plan_names_the_model_judge_and_its_runs_carry_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from curiosity_tui.cli import main
+
+    plan = _plan(tmp_path, SUPPORTED, "model:scripted-demo")
+    out = tmp_path / "runs"
+    argv = ["pilot", "run", str(plan), "--out", str(out), "--scripted", "--unregistered"]
+    assert main([*argv, "--workers", "1"]) == 0, capsys.readouterr().err
+    [ledger] = [p for p in out.rglob("C-cur-r0") if (p / "journal.jsonl").is_file()]
+    with Ledger.open(ledger) as led:
+        assert led.meta.options["support_judge"] == "model:scripted-demo"
+        assert led.meta.contract == SUPPORTED
+
+
+def test_a_plan_naming_a_judge_nothing_reads_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from curiosity_tui.cli import main
+
+    plan = _plan(tmp_path, "pilot-02", "model:scripted-demo")
+    out = tmp_path / "runs"
+    assert main(["pilot", "run", str(plan), "--out", str(out), "--scripted", "--unregistered"]) != 0
+    err = capsys.readouterr().err
+    assert "no contract of the plan is evidence=supported" in err
+    assert len(err.strip().splitlines()) == 1
