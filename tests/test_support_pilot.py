@@ -263,3 +263,30 @@ def test_support_audit_pack_builds_is_rated_by_two_and_agreement_runs(
     [q] = report["questions"]
     assert (q["question"], q["raters"], q["n_items"]) == ("support", ["ann", "bob"], 2)
     assert q["raw_agreement"]["value"] == 0.5  # agreed on the off-topic passage only
+
+
+def test_the_browser_opens_the_judgements_of_a_run_without_a_curator(tmp_path: Path) -> None:
+    """A run without a curator: judged from the ledger browser between two `run` calls."""
+    from curiosity_tui.screens.browser import BrowserScreen
+
+    path = _ledger(tmp_path)
+    with ScriptedServer(responder=DemoResponder(preserve_sessions=(1,))) as srv:
+        _run(path, srv, 2)
+
+    async def judge() -> None:
+        app = Host(BrowserScreen(path))
+        app.curator_name = "bo"  # type: ignore[attr-defined]
+        async with app.run_test(size=SIZE) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            await pilot.press("E")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert isinstance(app.screen, SupportScreen)
+            await pilot.press("y", "p", *keys_of(GROUNDS), "ctrl+s")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+
+    asyncio.run(judge())
+    [ev] = _kinds(path, "support_judged")
+    assert (ev.actor, ev.data["verdict"], ev.data["result"]) == ("human:bo", "partly", "unchecked")
