@@ -177,3 +177,16 @@ def test_a_plan_naming_a_judge_nothing_reads_is_refused(
     err = capsys.readouterr().err
     assert "no contract of the plan is evidence=supported" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_example_ledgers_audit_and_replay_as_before() -> None:
+    """No judgement, no supported contract: no support finding, no ``support`` key on any
+    evidence record (their state hashes and snapshots are as they were)."""
+    examples = Path(__file__).resolve().parent.parent / "ledgers"
+    for path in sorted(p for p in examples.iterdir() if (p / "journal.jsonl").is_file()):
+        with Ledger.open(path) as led:
+            kinds = {f.kind for f in audit(led).findings}
+            records = [e for n in led.raw_nodes().values() for e in n["evidence"]]
+        assert not kinds & {"verified_not_supporting", "verified_support_unjudged"}, path.name
+        assert all("support" not in e for e in records), path.name
+        assert verify(path).ok, path.name
