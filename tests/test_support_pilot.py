@@ -290,3 +290,26 @@ def test_the_browser_opens_the_judgements_of_a_run_without_a_curator(tmp_path: P
     asyncio.run(judge())
     [ev] = _kinds(path, "support_judged")
     assert (ev.actor, ev.data["verdict"], ev.data["result"]) == ("human:bo", "partly", "unchecked")
+
+
+def test_a_relay_asks_the_named_judge_of_its_own_models(tmp_path: Path) -> None:
+    """In a relay the named model judges on its own client, whichever model took the session."""
+    from relay_fixtures import minds, plan_over
+
+    from curiosity_tui.runs.relay_runner import run_relay
+
+    path = _ledger(tmp_path, support_judge="model:model-b")
+    with (
+        ScriptedServer(responder=DemoResponder(preserve_sessions=(1,))) as a,
+        ScriptedServer(responder=DemoResponder(preserve_sessions=(1,))) as b,
+    ):
+        plan = plan_over(a, b, ["model:A", "model:A", "model:A", "model:B"])
+        led = Ledger.open(path, write=True)
+        try:
+            res = asyncio.run(run_relay(led, minds(plan), sessions=4))
+        finally:
+            led.close()
+        assert not res.failed, res.failed
+        assert a.requests_of("support-judge") == [] and b.requests_of("support-judge")
+    judges = {j["by"] for e in _q1(path)["evidence"] for j in e.get("support", [])}
+    assert judges == {"model:model-b"}
