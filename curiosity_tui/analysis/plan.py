@@ -31,6 +31,7 @@ from curiosity_tui.analysis.rundata import CELL_SEP
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger.models import ContractName
 from curiosity_tui.ledger.sampling_record import SamplingTable
+from curiosity_tui.protocol.tension_options import TensionMeasure, TensionOptions, TensionWeights
 from curiosity_tui.runs.relay import RelayPlan
 
 RULE_KINDS = (
@@ -122,6 +123,7 @@ class Arm(BaseModel):
     open_layer: Literal["compulsory", "optional"] | None = None  # default: compulsory
     no_reselect: bool | None = None  # default: false
     seed_question: str | None = Field(None, min_length=1)  # default: the plan's
+    tension: TensionMeasure | None = None  # default: the plan's (issue 26)
 
 
 class PackPlan(BaseModel):
@@ -208,6 +210,16 @@ class PilotPlan(BaseModel):
     model_file: str | None = Field(None, min_length=1)
     #: the blind pack the plan will build; checked at lock time (decision 441)
     pack: PackPlan | None = None
+    #: the tension measure every run uses unless its arm names one (issue 26, decision 530)
+    tension: TensionMeasure = "as-run"
+    #: four-component's weights; required when a run uses it (the plan states them)
+    tension_weights: TensionWeights | None = None
+    #: four-component: the cosine at which two candidates are one semantic cluster
+    tension_cluster_similarity: float = Field(0.8, gt=0.0, le=1.0, allow_inf_nan=False)
+    #: Δ per candidate beside the medoid's, and the fallback when none meets ε (decision 533)
+    tension_per_candidate: bool = False
+    #: the sessions that are service sessions: PRESERVE may not fire in them (decision 534)
+    service_sessions: list[StrictInt] = Field(default_factory=list)
     #: the model judge of support a run under evidence=supported admits besides humans
     #: (``model:<model name>``, decision 520); None = humans only
     support_judge: str | None = Field(None, pattern=r"^model:\S+$")
@@ -241,6 +253,20 @@ class PilotPlan(BaseModel):
         """The arm ``name`` of ``configurations``: a declared arm, or a plain configuration."""
         declared = (self.arms or {}).get(name)
         return declared if declared is not None else Arm.model_validate({"config": name})
+
+    def tension_for(self, entry: str | None = None) -> TensionOptions:
+        """The tension setting of the runs of ``entry`` (an arm or configuration; None: the
+        plan's own)."""
+        arm = None if entry is None else (self.arms or {}).get(entry)
+        measure = (arm.tension if arm is not None else None) or self.tension
+        four = measure == "four-component"
+        return TensionOptions(
+            measure=measure,
+            weights=self.tension_weights if four else None,
+            cluster_similarity=self.tension_cluster_similarity,
+            per_candidate=self.tension_per_candidate,
+            service_sessions=tuple(self.service_sessions),
+        )
 
     def rules(self) -> list[tuple[str, list[str], DecisionRule]]:
         """Every locked rule: the headline (name ""), then each comparison, in plan order."""
@@ -288,6 +314,26 @@ class PilotPlan(BaseModel):
                 f"support_judge names {self.support_judge} but no contract of the plan is "
                 "evidence=supported, the only rule that reads a support judgement"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _tension_consistent(self) -> PilotPlan:
+        measures = {self.tension} | {a.tension for a in (self.arms or {}).values() if a.tension}
+        if "four-component" in measures and self.tension_weights is None:
+            raise ValueError(
+                "tension 'four-component' needs its weights stated: "
+                "tension_weights = { D = …, H = …, F = …, U = … } (summing to 1)"
+            )
+        if self.tension_weights is not None and "four-component" not in measures:
+            raise ValueError("tension_weights is given but no run uses tension 'four-component'")
+        service = self.service_sessions
+        if len(set(service)) != len(service):
+            raise ValueError("service_sessions lists a session twice")
+        for t in service:
+            if not 1 <= t <= self.sessions:
+                raise ValueError(
+                    f"service_sessions names session {t}; the plan runs 1-{self.sessions}"
+                )
         return self
 
     @model_validator(mode="after")

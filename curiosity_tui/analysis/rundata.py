@@ -95,6 +95,26 @@ class RunSession(BaseModel):
     counts: RunCounts = Field(default_factory=RunCounts)
     questions: list[str] = Field(default_factory=list)  # questions raised this session
     calls: list[RunCall] = Field(default_factory=list)
+    #: how the decision was reached under a non-default tension setting (issue 26): measure,
+    #: session kind, the Δ rule's verdict, the fallback; None for the pilot as run
+    decided: dict[str, Any] | None = None
+
+    @property
+    def service(self) -> bool:
+        """A service session (PRESERVE may not fire in it; decision 534)."""
+        return bool(self.decided and self.decided.get("kind") == "service")
+
+    def decision_delta(self) -> float | None:
+        """The Δ the PRESERVE test was applied to: the medoid's, or with Δ per candidate the
+        greatest candidate's (PRESERVE iff no candidate meets ε, decision 533)."""
+        terms = (self.model_extra or {}).get("tension")
+        per = terms.get("per_candidate") if isinstance(terms, dict) else None
+        values = [
+            float(c["delta"])
+            for c in (per if isinstance(per, list) else [])
+            if isinstance(c, dict) and isinstance(c.get("delta"), int | float)
+        ]
+        return max(values) if values else self.delta
 
 
 class ClosureAttempt(BaseModel):
@@ -197,8 +217,23 @@ class RunData(BaseModel):
         return {s.session: list(s.questions) for s in self.committed_sessions()}
 
     def deltas(self) -> list[float]:
-        """Recorded Δ values of committed sessions, in session order."""
-        return [s.delta for s in self.committed_sessions() if s.delta is not None]
+        """Recorded Δ values of committed sessions, in session order: the Δ each PRESERVE test
+        read (:meth:`RunSession.decision_delta`); service sessions, which cannot PRESERVE,
+        are left out (issue 26). For the pilot as run, every session's recorded Δ."""
+        out: list[float] = []
+        for s in self.committed_sessions():
+            d = s.decision_delta()
+            if d is not None and not s.service:
+                out.append(d)
+        return out
+
+    @property
+    def tension_measure(self) -> str:
+        """The run's tension measure (``as-run`` unless its options name another)."""
+        options = self.meta.get("options")
+        setting = options.get("tension") if isinstance(options, dict) else None
+        measure = setting.get("measure") if isinstance(setting, dict) else None
+        return str(measure or "as-run")
 
     @classmethod
     def from_ledger(cls, ledger: Any) -> RunData:

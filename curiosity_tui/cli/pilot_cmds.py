@@ -90,6 +90,7 @@ def _specs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
     """The plan, its text and every run of it (before sharding)."""
     from curiosity_tui.analysis.prereg import load_plan, lock_metadata, require_lock
     from curiosity_tui.cli.run_cmds import pilot_options
+    from curiosity_tui.protocol.tension_options import with_tension
     from curiosity_tui.runs.runner import plan_runs
 
     plan, text = load_plan(args.plan)
@@ -111,7 +112,7 @@ def _specs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
         curator_budget=plan.budgets.curator_completion_tokens
         or plan.budgets.session_completion_tokens,
         unregistered=args.unregistered,
-        options=options,
+        options=with_tension(options, plan.tension_for(None)),
     )
     return plan, text, specs
 
@@ -120,6 +121,7 @@ def _arm_specs(plan: Any, args: argparse.Namespace, options: dict[str, Any]) -> 
     """Every run of a plan with arms (decision 241): per entry of ``configurations``, its
     configuration with the arm's contract, open layer, queue and seed; run names and the
     ``arm`` option carry the arm's name (its group in metrics and the verdict)."""
+    from curiosity_tui.protocol.tension_options import with_tension
     from curiosity_tui.runs.runner import RunSpec, plan_runs
 
     specs: list[Any] = []
@@ -138,7 +140,7 @@ def _arm_specs(plan: Any, args: argparse.Namespace, options: dict[str, Any]) -> 
             curator_budget=plan.budgets.curator_completion_tokens
             or plan.budgets.session_completion_tokens,
             unregistered=args.unregistered,
-            options={**options, "arm": entry},
+            options=with_tension({**options, "arm": entry}, plan.tension_for(entry)),
         ):
             name = entry + spec.name[len(arm.config) :]
             specs.append(RunSpec(name, spec.meta.model_copy(update={"name": name})))

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from curiosity_tui.offline.demo import _focus, _ids, _required, _user_text
 from curiosity_tui.offline.support_verdict import parse_request, scripted_verdict
+from curiosity_tui.protocol.prompts import RELIST_INSTRUCTION
 
 BANK_FILE = "reformation.json"
 
@@ -235,6 +236,8 @@ class ResearchResponder:
         }
 
     def _judge_after(self, rng: random.Random, text: str) -> dict[str, Any]:
+        if RELIST_INSTRUCTION in text:  # tension = "pre-amendment": listed anew (issue 26)
+            return {**self._judge_before(rng, text), "follow_ups": self._questions(rng, 1, 3)}
         f_ids = re.findall(r"^(F\d+): ", text, flags=re.M)
         d_ids = re.findall(r"^(D\d+): ", text, flags=re.M)
         if rng.random() < self.preserve_share:  # the answer settles much: Δ well below −ε

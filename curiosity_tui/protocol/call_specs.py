@@ -19,10 +19,12 @@ from curiosity_tui.protocol.reply_shapes import (
     DeliverableReply,
     JudgeAfterReply,
     JudgeBeforeReply,
+    JudgeRelistReply,
     to_record,
 )
 from curiosity_tui.protocol.schemas import (
     MAX_DEPENDENCIES,
+    MAX_FOLLOW_UPS,
     MAX_FRAMINGS,
     MAX_LIVING_QUESTIONS,
     ArmedSelfAskResponse,
@@ -81,6 +83,22 @@ def judge_after_spec(before: JudgeBeforeResponse) -> CallSpec:
         (
             Rule("framings", exact_ids=tuple(framing_ids(before))),
             Rule("dependencies", exact_ids=tuple(dependency_ids(before))),
+        ),
+        stored=to_record,
+    )
+
+
+def judge_relist_spec() -> CallSpec:
+    """The pre-amendment judge-after (issue 26): framings, dependencies and follow-up questions
+    listed anew after the answer, each list an object of slots (decision 360), so the caps are
+    said by the shape in every dialect."""
+    return CallSpec(
+        JudgeRelistReply,
+        (
+            Rule("framings", max_items=MAX_FRAMINGS),
+            Rule("dependencies", max_items=MAX_DEPENDENCIES),
+            Rule("follow_ups", max_items=MAX_FOLLOW_UPS),
+            *_texts("framings[]", "dependencies[]", "follow_ups[]"),
         ),
         stored=to_record,
     )

@@ -105,6 +105,30 @@ def judge_after_messages(question: str, before: JudgeBeforeResponse, candidate: 
     ]
 
 
+#: the pre-amendment judge-after's prompt says this (the scripted responders key on it)
+RELIST_INSTRUCTION = "List anew what is still open after this answer"
+
+
+def judge_relist_messages(question: str, facts: Sequence[str], candidate: str) -> Messages:
+    """The shake-out's judge-after (issue 26, tension = "pre-amendment"): nothing paired, the
+    judge lists framings and dependencies anew after the answer (the judge-before's input and
+    the answer) and names follow-up questions."""
+    return [
+        {"role": "system", "content": SYSTEM},
+        {
+            "role": "user",
+            "content": (
+                f"Question: {question}\n\n{_facts_block(facts)}\n\nThe answer:\n{candidate}\n\n"
+                f"{RELIST_INSTRUCTION}: "
+                "the framings of the question still viable (at most 5: slots F1-F5), the "
+                "dependencies still unresolved (at most 8: slots D1-D8), and the follow-up "
+                "questions the answer raises (at most 3: slots Q1-Q3); null for a slot left "
+                "unused."
+            ),
+        },
+    ]
+
+
 def checker_messages(
     question: str,
     requirement_id: str,

@@ -45,6 +45,7 @@ INTERNAL_KINDS: frozenset[str] = frozenset(
 MAX_FRAMINGS = 5
 MAX_DEPENDENCIES = 8
 MAX_LIVING_QUESTIONS = 3
+MAX_FOLLOW_UPS = 3  # the pre-amendment judge-after's follow-up questions (issue 26 item 4)
 
 Verdict = Literal["excluded_or_settled", "viable"]
 
@@ -173,6 +174,22 @@ class JudgeAfterResponse(_Strict):
     dependencies: list[JudgedItem] = Field(max_length=MAX_DEPENDENCIES)
 
 
+class JudgeRelistResponse(_Strict):
+    """judge-after under tension = "pre-amendment" (the shake-out proxy, report §3): after the
+    answer the judge lists framings and dependencies anew, and names follow-up questions."""
+
+    framings: list[str] = Field(
+        max_length=MAX_FRAMINGS, description="Framings still viable after the answer (at most 5)."
+    )
+    dependencies: list[str] = Field(
+        max_length=MAX_DEPENDENCIES,
+        description="Dependencies still unresolved after the answer (at most 8).",
+    )
+    follow_ups: list[str] = Field(
+        max_length=MAX_FOLLOW_UPS, description="Follow-up questions the answer raises (at most 3)."
+    )
+
+
 class CheckerResponse(CheckResult):
     """checker: one call per required fact of the focus; the fields of one dependency check."""
 
@@ -228,6 +245,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "ArmedSelfAskResponse": ArmedSelfAskResponse,
     "JudgeBeforeResponse": JudgeBeforeResponse,
     "JudgeAfterResponse": JudgeAfterResponse,
+    "JudgeRelistResponse": JudgeRelistResponse,
     "CheckerResponse": CheckerResponse,
     "DeliverableResponse": DeliverableResponse,
     "CuratorResponse": CuratorResponse,
