@@ -29,6 +29,7 @@ from curiosity_tui.protocol.call_specs import (
     judge_before_spec,
     judge_relist_spec,
     self_ask_spec,
+    support_judge_spec,
 )
 from curiosity_tui.protocol.schemas import (
     JudgeAfterResponse,
@@ -90,6 +91,7 @@ CASES: dict[str, tuple[str, CallSpec]] = {
     "armed-self-ask-nothing-live": ("self-ask", armed_self_ask_spec(["q1"], [], [])),
     "curator-one-live-node": ("curator", curator_spec(["q1", "q2"], ["q1"])),
     "curator-nothing-live": ("curator", curator_spec(["q1"], [])),
+    "support-judge": ("support-judge", support_judge_spec()),
 }
 
 #: (case, dialect) -> the enforced rules that dialect cannot say, by path: "checked after the

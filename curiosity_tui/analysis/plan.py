@@ -242,6 +242,9 @@ class PilotPlan(BaseModel):
     tension_per_candidate: bool = False
     #: the sessions that are service sessions: PRESERVE may not fire in them (decision 534)
     service_sessions: list[StrictInt] = Field(default_factory=list)
+    #: the model judge of support a run under evidence=supported admits besides humans
+    #: (``model:<model name>``, decision 520); None = humans only
+    support_judge: str | None = Field(None, pattern=r"^model:\S+$")
 
     @field_validator("name")
     @classmethod
@@ -320,6 +323,20 @@ class PilotPlan(BaseModel):
                         )
         if len({c.name for c in self.comparisons}) != len(self.comparisons):
             raise ValueError("comparisons names a comparison twice")
+        return self
+
+    @model_validator(mode="after")
+    def _support_judge_has_a_use(self) -> PilotPlan:
+        from curiosity_tui.contract_switches import switches_of
+
+        names = self.contract_list() + [
+            a.contract for a in (self.arms or {}).values() if a.contract
+        ]
+        if self.support_judge and all(switches_of(n).evidence != "supported" for n in names):
+            raise ValueError(
+                f"support_judge names {self.support_judge} but no contract of the plan is "
+                "evidence=supported, the only rule that reads a support judgement"
+            )
         return self
 
     @model_validator(mode="after")

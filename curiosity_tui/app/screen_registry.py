@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from curiosity_tui.screens.reason import ReasonScreen
     from curiosity_tui.screens.rendering import RenderingScreen
     from curiosity_tui.screens.search import SearchScreen
+    from curiosity_tui.screens.support import SupportScreen
+    from curiosity_tui.screens.support_form import SupportJudgeScreen
     from curiosity_tui.screens.workspace import WorkspaceScreen
     from curiosity_tui.widgets.item_text import ItemText
     from curiosity_tui.widgets.node_tree import LedgerTree
@@ -57,6 +59,18 @@ def item_text() -> type[ItemText]:
     from curiosity_tui.widgets.item_text import ItemText
 
     return ItemText
+
+
+def support() -> type[SupportScreen]:
+    from curiosity_tui.screens.support import SupportScreen
+
+    return SupportScreen
+
+
+def support_form() -> type[SupportJudgeScreen]:
+    from curiosity_tui.screens.support_form import SupportJudgeScreen
+
+    return SupportJudgeScreen
 
 
 def ledger_tree() -> type[LedgerTree]:
@@ -189,6 +203,8 @@ SCREENS: tuple[ScreenEntry, ...] = (
     ScreenEntry("audit", "Closure audit", audit, ("open_audit",)),
     ScreenEntry("downgrades", "Downgrades", downgrades, ("open_downgrades",)),
     ScreenEntry("decide", "Downgrade decision", decide, ("ask_decision",)),
+    ScreenEntry("support", "Support judgements", support, ("open_support",)),
+    ScreenEntry("judge", "Support judgement", support_form, ("ask_support",)),
     ScreenEntry("curator", "Curator between sessions", curator, ("open_curator",)),
     ScreenEntry("form", "Curator's reason form", reason, ("ask_reason",)),
     ScreenEntry("monitor", "Run monitor", monitor, ("open_home",)),

@@ -28,6 +28,7 @@ from curiosity_tui.cli import (
     relay_cmds,
     run_cmds,
     study_cmds,
+    support_cmds,
 )
 from curiosity_tui.errors import EXIT_CODES, CuriosityError, StorageError, describe_os_error
 
@@ -44,6 +45,7 @@ COMMAND_MODULES = (
     pilot_cmds,
     plan_cmds,
     contract_cmds,
+    support_cmds,
     pack_cmds,  # also `ratings export` / `ratings import` (cli/ratings_cmds.py)
     adjudication_cmds,
     analysis_cmds,

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from curiosity_tui.packs.leakcheck import LeakReport
     from curiosity_tui.packs.model_rater import ModelRatingRun
     from curiosity_tui.packs.rating import RatingSession
+    from curiosity_tui.packs.schemes import Scheme
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -49,7 +50,12 @@ def _register_pack_build(psub: argparse._SubParsersAction) -> None:
         ),
     )
     b.add_argument("runs", nargs="+", metavar="RUN_DIR_OR_LEDGER")
-    b.add_argument("--scheme", default="pilot-01", help="pilot-01, pilot-02 or a scheme JSON file")
+    b.add_argument(
+        "--scheme",
+        default="pilot-01",
+        help="pilot-01, pilot-02, support-audit (one item per verified passage: does it "
+        "establish its requirement?) or a scheme JSON file",
+    )
     b.add_argument("--out", required=True, type=Path, metavar="PACKDIR")
     b.add_argument("--seed", type=int, default=None, help="shuffle seed (kept in the key only)")
     b.add_argument(
@@ -238,6 +244,48 @@ def _print_json(model: object) -> None:
     print(json.dumps(data, indent=2, ensure_ascii=False))
 
 
+def _build_support(args: argparse.Namespace, scheme: Scheme, raters: list[str]) -> int:
+    """``pack build --scheme support-audit``: one item per verified passage (decision 520)."""
+    from curiosity_tui.bounds import MAX_RATERS, check_count
+    from curiosity_tui.packs.support_pack import build_support_pack, pairs_from_runs
+
+    check_count(args.min_raters, flag="--min-raters", low=1, high=MAX_RATERS)
+    res = build_support_pack(
+        pairs_from_runs(args.runs),
+        scheme,
+        args.out,
+        seed=args.seed,
+        key_out=args.key_out,
+        expected_raters=raters,
+        min_raters=args.min_raters,
+        order=args.order,
+    )
+    summary = {
+        "pack": str(res.packdir),
+        "pack_id": res.manifest.pack_id,
+        "key": str(res.key_path),
+        "key_sha256": res.manifest.key_sha256,
+        "items": len(res.manifest.items),
+        "runs": res.n_runs,
+        "scheme": scheme.id,
+        "notes": res.notes,
+        "scripted": res.manifest.scripted,
+    }
+    if args.json:
+        _print_json(summary)
+        return 0
+    print(
+        f"built pack {res.manifest.pack_id} in {res.packdir}: {len(res.manifest.items)} "
+        f"(requirement, passage) items from {res.n_runs} run(s), scheme {scheme.id}"
+    )
+    print(
+        f"key: {res.key_path} (sha256 {res.manifest.key_sha256[:16]}…) — keep it away from raters"
+    )
+    for n in res.notes:
+        print(f"note: {n}")
+    return 0
+
+
 def _build(args: argparse.Namespace) -> int:
     from curiosity_tui.packs.build import build_pack, collect_ledgers, material_from_ledger
     from curiosity_tui.packs.schemes import load_scheme
@@ -245,6 +293,8 @@ def _build(args: argparse.Namespace) -> int:
 
     scheme = load_scheme(args.scheme)
     raters = [x.strip() for x in args.raters.split(",") if x.strip()]
+    if scheme.id == "support-audit":
+        return _build_support(args, scheme, raters)
     from curiosity_tui.bounds import MAX_CONTROLS, MAX_RATERS, check_count, check_permutations
     from curiosity_tui.packs.leakcheck import ALPHA
 

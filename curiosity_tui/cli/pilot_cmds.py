@@ -100,14 +100,11 @@ def _specs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
 
     plan, text = load_plan(args.plan)
     entry = None if args.unregistered else require_lock(args.out, plan_text=text)
+    options = pilot_options(lock_metadata(entry), args, plan.sessions, plan.sampling)
+    if plan.support_judge:  # the model judge of support the runs admit (decision 520)
+        options["support_judge"] = plan.support_judge
     if plan.arms:
-        return (
-            plan,
-            text,
-            _arm_specs(
-                plan, args, pilot_options(lock_metadata(entry), args, plan.sessions, plan.sampling)
-            ),
-        )
+        return plan, text, _arm_specs(plan, args, options)
     specs = plan_runs(
         seed=plan.seed_question,
         configurations=list(plan.configurations),
@@ -120,10 +117,7 @@ def _specs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
         curator_budget=plan.budgets.curator_completion_tokens
         or plan.budgets.session_completion_tokens,
         unregistered=args.unregistered,
-        options=with_tension(
-            pilot_options(lock_metadata(entry), args, plan.sessions, plan.sampling),
-            plan.tension_for(None),
-        ),
+        options=with_tension(options, plan.tension_for(None)),
     )
     return plan, text, specs
 

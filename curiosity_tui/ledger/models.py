@@ -92,6 +92,22 @@ class MatchCheck(_Record):
     checked_at: str
 
 
+SupportVerdict = Literal["yes", "no", "partly"]
+
+
+class SupportJudgement(_Record):
+    """Does a verified passage establish its requirement? One judge's answer (decision 520):
+    ``by`` is ``human:<name>`` or ``model:<model name>``, never pooled."""
+
+    verdict: SupportVerdict
+    grounds: str
+    by: str
+    session: int
+    #: the run's contract let this judge's verdict move the requirement (evidence=supported)
+    admitted: bool = False
+    ts: str = ""
+
+
 class EvidenceRecord(_Record):
     id: str
     requirement: str
@@ -101,6 +117,16 @@ class EvidenceRecord(_Record):
     status: Literal["proposed", "verified"] = "proposed"
     match: MatchCheck | None = None
     reason: str = ""  # why it stayed proposed, when it did
+    #: support judgements (``support_judged`` events); left out of the dump while empty, so
+    #: evidence records (and state hashes) of ledgers without judgements are as they were
+    support: list[SupportJudgement] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _omit_no_support(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if out.get("support") == []:
+            del out["support"]
+        return out
 
 
 class Preserved(_Record):

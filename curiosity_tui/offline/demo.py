@@ -16,6 +16,7 @@ import re
 import threading
 from typing import Any
 
+from curiosity_tui.offline.support_verdict import scripted_verdict
 from curiosity_tui.protocol.prompts import RELIST_INSTRUCTION
 
 SCRIPTED_LABEL = "[scripted demo reply]"
@@ -237,6 +238,9 @@ class DemoResponder:
             "checks": checks,
             "downgrade_proposals": [],
         }
+
+    def _support_judge(self, s: int, text: str, body: dict[str, Any]) -> dict[str, str]:
+        return scripted_verdict(text, self.tag)
 
     def _curator(self, s: int, text: str, body: dict[str, Any]) -> dict[str, Any]:
         ids = _ids(text)

@@ -29,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from curiosity_tui.offline.demo import _focus, _ids, _required, _user_text
+from curiosity_tui.offline.support_verdict import parse_request, scripted_verdict
 from curiosity_tui.protocol.prompts import RELIST_INSTRUCTION
 
 BANK_FILE = "reformation.json"
@@ -282,6 +283,18 @@ class ResearchResponder:
             "source_id": None,
             "passage": None,
         }
+
+    def _support_judge(self, rng: random.Random, text: str) -> dict[str, str]:
+        """The bank's own passage for a requirement is a yes; else the word rule, with a
+        yes drawn down to partly now and then (deterministic per run and request)."""
+        requirement, passage = parse_request(text)
+        req = self.bank.requirement(requirement)
+        if req is not None and req.evidence and req.evidence in passage:
+            return {"verdict": "yes", "grounds": "The passage states the required fact."}
+        reply = scripted_verdict(text)
+        if reply["verdict"] == "yes" and rng.random() < 0.2:
+            reply["verdict"] = "partly"
+        return reply
 
     def _return_condition(self, rng: random.Random, focus_text: str) -> dict[str, Any]:
         topic = self.bank.topic_for(focus_text, rng)

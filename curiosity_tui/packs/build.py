@@ -374,7 +374,7 @@ def build_pack(
 
 def _check_destination(
     packdir: Path,
-    materials: Sequence[RunMaterial],
+    materials: Sequence[object],  # runs, or a support-audit pack's pairs
     expected_raters: Sequence[str],
     key_out: str | Path | None,
 ) -> Path:

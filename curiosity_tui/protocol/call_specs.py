@@ -32,6 +32,7 @@ from curiosity_tui.protocol.schemas import (
     CuratorResponse,
     JudgeBeforeResponse,
     SelfAskResponse,
+    SupportJudgeResponse,
     dependency_ids,
     framing_ids,
 )
@@ -113,6 +114,11 @@ def checker_spec(requirement_id: str, source_ids: Sequence[str]) -> CallSpec:
             *_texts("evidence", "passage", limit=LONG),
         ),
     )
+
+
+def support_judge_spec() -> CallSpec:
+    """The labelled model judge of support: one verified passage, one requirement."""
+    return CallSpec(SupportJudgeResponse, _texts("grounds", limit=LONG))
 
 
 def _question_text(path: str, *, enforced: bool = False) -> Rule:

@@ -153,6 +153,28 @@ def checker_messages(
     ]
 
 
+SUPPORT_JUDGE_INSTRUCTION = (
+    "A passage was found, word for word, in a stored source and cited for the required fact "
+    "below. Say only whether the passage itself establishes that fact: yes (it does), partly "
+    "(it establishes part of it) or no (it does not bear on it, or does not establish it). "
+    "Judge the passage as written; your own knowledge is not evidence."
+)
+
+
+def support_judge_messages(question: str, requirement: str, passage: str) -> Messages:
+    """The model judge of support (decision 520): one requirement, one verified passage."""
+    return [
+        {"role": "system", "content": SYSTEM},
+        {
+            "role": "user",
+            "content": (
+                f"Question: {question}\n\nRequired fact: {requirement}\n\n"
+                f"{SUPPORT_JUDGE_INSTRUCTION}\n\nPassage:\n{passage}"
+            ),
+        },
+    ]
+
+
 def deliverable_messages(
     *,
     seed: str,

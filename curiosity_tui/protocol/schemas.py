@@ -32,11 +32,14 @@ CALL_KINDS: tuple[str, ...] = (
     "checker",
     "deliverable",
     "curator",
+    "support-judge",
     "embeddings",
 )
 """Every call kind; sent as the X-Curiosity-Call header."""
 
-INTERNAL_KINDS: frozenset[str] = frozenset({"candidate", "judge-before", "judge-after", "checker"})
+INTERNAL_KINDS: frozenset[str] = frozenset(
+    {"candidate", "judge-before", "judge-after", "checker", "support-judge"}
+)
 """Calls that are internal to a session (the rest are final calls, or the curator)."""
 
 MAX_FRAMINGS = 5
@@ -191,6 +194,16 @@ class CheckerResponse(CheckResult):
     """checker: one call per required fact of the focus; the fields of one dependency check."""
 
 
+class SupportJudgeResponse(_Strict):
+    """support-judge: does one verified passage establish one requirement (decision 520)?"""
+
+    verdict: Literal["yes", "no", "partly"] = Field(
+        description="yes: the passage establishes the requirement; partly: only part of it; "
+        "no: it does not bear on it or does not establish it."
+    )
+    grounds: str = Field(description="Why, in a sentence or two, quoting the passage's words.")
+
+
 class DeliverableResponse(_Strict):
     """deliverable: the session's one final structured call in configuration C."""
 
@@ -236,6 +249,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "CheckerResponse": CheckerResponse,
     "DeliverableResponse": DeliverableResponse,
     "CuratorResponse": CuratorResponse,
+    "SupportJudgeResponse": SupportJudgeResponse,
 }
 """Every response model by name (the names docs/model-io.md uses)."""
 
