@@ -62,8 +62,10 @@ def _name_cell(name: str, scripted: bool) -> Text:
     return Text.assemble((short(name, 23), "bold"), (" scripted", "bold magenta"))
 
 
-def ledger_row(s: workspace_scan.LedgerSummary) -> list[Text]:
+def ledger_row(s: workspace_scan.LedgerSummary, *, marked: bool = False) -> list[Text]:
     name = _name_cell(s.name, s.scripted)
+    if marked:  # marked for comparison (space), compared with another by "="
+        name = Text.assemble(("◆ ", "bold yellow"), name)
     state = Text("● running", style="bold green") if s.running else Text("idle", style="dim")
     if s.error:
         return [
@@ -121,7 +123,9 @@ class WorkspaceScreen(AppScreen):
     HELP_TITLE = "Workspace"
     HELP = (
         "Every ledger (a run) and blind pack in the workspace. Enter opens a ledger in the "
-        "browser, or a pack for rating. Findings are closure-audit findings (S10)."
+        "browser, or a pack for rating. Findings are closure-audit findings (S10). Space "
+        "marks a ledger; = compares it with the ledger under the cursor (or the two marked) "
+        "side by side."
     )
     BINDINGS = [
         Binding("o", "open", "Open", id="workspace.open"),
@@ -132,6 +136,8 @@ class WorkspaceScreen(AppScreen):
         Binding("A", "audit", "Audit", id="workspace.audit"),
         Binding("d", "downgrades", "Downgrades", id="workspace.downgrades"),
         Binding("m", "metrics", "Metrics", id="workspace.metrics"),
+        Binding("space", "mark", "Mark", show=False, id="workspace.mark"),
+        Binding("equals_sign", "compare", "Compare", key_display="=", id="workspace.compare"),
         Binding("g", "agreement", "Agreement", id="workspace.agreement"),
         Binding("J", "adjudication", "Adjudicate", show=False, id="workspace.adjudication"),
         Binding("r", "refresh", "Refresh", id="workspace.refresh"),
@@ -147,6 +153,8 @@ class WorkspaceScreen(AppScreen):
         self.needle = ""
         self._shown_ledgers: list[workspace_scan.LedgerSummary] = []
         self._shown_packs: list[workspace_scan.PackSummary] = []
+        #: ledgers marked for comparison, in marking order (at most two are kept)
+        self.marked: list[Path] = []
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -236,7 +244,7 @@ class WorkspaceScreen(AppScreen):
         items = workspace_scan.sort_ledgers(items, self.sort_key, reverse=self.reverse)
         self._shown_ledgers = items
         for s in items:
-            table.add_row(*ledger_row(s), key=str(s.path))
+            table.add_row(*ledger_row(s, marked=s.path in self.marked), key=str(s.path))
         if keep is not None and str(keep.path) in table.rows:
             table.move_cursor(row=table.get_row_index(str(keep.path)))
         packs = self.query_one("#packs", DataTable)
@@ -320,6 +328,35 @@ class WorkspaceScreen(AppScreen):
     def action_metrics(self) -> None:
         runs = self.root / "ledgers" if (self.root / "ledgers").is_dir() else self.root
         self.nav.open_analysis([runs])
+
+    def action_mark(self) -> None:
+        """Mark (or unmark) the ledger under the cursor for comparison; a third mark drops
+        the oldest."""
+        s = self._need_ledger()
+        if s is None:
+            return
+        if s.path in self.marked:
+            self.marked.remove(s.path)
+        else:
+            self.marked = [*self.marked, s.path][-2:]
+        self._refill()
+
+    def action_compare(self) -> None:
+        """Two ledgers side by side: the two marked, else the marked one and the cursor's."""
+        pair = list(self.marked)
+        if len(pair) < 2:
+            s = self._need_ledger()
+            if s is None:
+                return
+            if s.path not in pair:
+                pair.append(s.path)
+        if len(pair) < 2:
+            self.notify(
+                "Mark a ledger with space, then press = on another (or mark two).",
+                severity="warning",
+            )
+            return
+        self.nav.open_compare(pair[0], pair[1])
 
     def action_agreement(self) -> None:
         """Coordinator view of a pack's agreement (never reachable from the rating screen)."""
