@@ -37,6 +37,8 @@ from curiosity_tui.widgets.report_tables import row_table
 __all__ = ["CompareScreen"]
 
 SIDES = ("a", "b")
+#: NEW / CHG nodes whose path a session step expands (a big session expands no more)
+REVEAL_LIMIT = 40
 METRIC_COLUMNS = ("metric", "A", "B", "B − A", "favours")
 
 
@@ -190,9 +192,19 @@ class CompareScreen(AppScreen):
         idx = _position_at_or_before(view, s.session)
         if idx is not None:
             try:
-                tree.show_state(view.state(idx), tree.current_id)
+                state = view.state(idx)
             except CuriosityError as err:
                 self.notify(str(err), severity="error")
+            else:
+                cursor = tree.current_id
+                tree.show_state(state, cursor)
+                # what the session changed is in view: the path to each NEW / CHG node is
+                # expanded (the first REVEAL_LIMIT), then the cursor goes back where it was
+                for nid in [m.node for m in s.marks][:REVEAL_LIMIT]:
+                    tree.reveal(nid)
+                back = cursor if cursor in state.nodes else next(iter(state.roots()), None)
+                if back is not None:
+                    tree.reveal(back)
         self.query_one(f"#summary-{side}", Static).update(side_summary(s))
 
     # -- actions ------------------------------------------------------------------------
