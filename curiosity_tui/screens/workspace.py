@@ -137,7 +137,9 @@ class WorkspaceScreen(AppScreen):
         Binding("d", "downgrades", "Downgrades", id="workspace.downgrades"),
         Binding("m", "metrics", "Metrics", id="workspace.metrics"),
         Binding("space", "mark", "Mark", show=False, id="workspace.mark"),
-        Binding("equals_sign", "compare", "Compare", key_display="=", id="workspace.compare"),
+        Binding(
+            "equals_sign", "compare", "Compare", show=False, key_display="=", id="workspace.compare"
+        ),
         Binding("g", "agreement", "Agreement", id="workspace.agreement"),
         Binding("J", "adjudication", "Adjudicate", show=False, id="workspace.adjudication"),
         Binding("r", "refresh", "Refresh", id="workspace.refresh"),
