@@ -150,3 +150,36 @@ def test_signed_and_pairing_with_undefined_values() -> None:
     paired = pair_runs(run, run)
     assert all(m.difference in (0, None) for m in paired)
     assert json.loads(paired[0].model_dump_json())["name"] == paired[0].name
+
+
+def test_a_human_curated_run_beside_a_model_curated_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from app_fixtures import build_example
+
+    from curiosity_tui.ledger import Ledger
+    from curiosity_tui.ledger.curation import archive, finish_curation, set_priority
+
+    human = build_example(tmp_path / "human-curated")  # three sessions, curator human
+    led = Ledger.open(human, write=True)
+    try:
+        set_priority(led, "q2", 1, "[b]first[/b] the regions", "human:ana")
+        archive(led, "q3", "answered elsewhere", "human:ana")
+        finish_curation(led)
+    finally:
+        led.close()
+    comp = _cli_json(capsys, str(human), str(C_CUR), "--no-metrics")
+    assert (comp.a.curator, comp.b.curator) == ("human", "model")
+    after3 = comp.sessions[2].a
+    assert [(c.node, c.actor, c.what) for c in after3.curator] == [
+        ("q2", "human:ana", "priority 1"),
+        ("q3", "human:ana", "→ archived"),
+    ]
+    assert after3.curator[0].reason == "[b]first[/b] the regions"
+    assert ("q3", "changed") in [(m.node, m.mark) for m in after3.marks]  # the tree shows it
+    assert [c.actor for c in comp.sessions[0].b.curator] == ["model-curator"] * 2
+    assert comp.sessions[0].a.curator == []  # the fixture's sessions had no curator action
+    assert main(["compare", str(human), str(C_CUR), "--no-metrics"]) == 0
+    out = capsys.readouterr().out
+    assert "curator human:ana: q2 priority 1, q3 → archived" in out
+    assert "curator model-curator: q3 priority 1, q4 priority 2" in out

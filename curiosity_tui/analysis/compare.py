@@ -30,6 +30,7 @@ __all__ = [
     "CheckAdded",
     "ClosureSeen",
     "Comparison",
+    "CuratorAction",
     "FactAdded",
     "NodeMark",
     "PairedMetric",
@@ -75,6 +76,16 @@ class ClosureSeen(BaseModel):
     actor: str = ""
 
 
+class CuratorAction(BaseModel):
+    """What a curator (a person or the model curator) did after the session, before the next."""
+
+    node: str
+    kind: str
+    actor: str
+    what: str
+    reason: str = ""
+
+
 class SideSession(BaseModel):
     """One run's session t: ``absent`` when the run has no session t (it ran fewer)."""
 
@@ -93,6 +104,8 @@ class SideSession(BaseModel):
     facts: list[FactAdded] = Field(default_factory=list)
     checks: list[CheckAdded] = Field(default_factory=list)
     closures: list[ClosureSeen] = Field(default_factory=list)
+    #: the curator's actions after the session (they show in the tree's NEW / CHG too)
+    curator: list[CuratorAction] = Field(default_factory=list)
 
     @property
     def closed(self) -> list[ClosureSeen]:
@@ -189,6 +202,65 @@ def _added(state: State, session: int) -> tuple[list[FactAdded], list[CheckAdded
     return facts, checks
 
 
+#: event kinds a curator writes between sessions (decision 081; downgrades decided by a person)
+CURATOR_KINDS = frozenset(
+    {
+        "curator_priority_set",
+        "nodes_merged",
+        "status_changed",
+        "curator_reverted",
+        "downgrade_decided",
+    }
+)
+
+
+def _what(ev: dict[str, Any]) -> str:
+    data = ev.get("data") or {}
+    kind = ev["kind"]
+    if kind == "curator_priority_set":
+        p = data.get("priority")
+        return "priority cleared" if p is None else f"priority {p}"
+    if kind == "status_changed":
+        return f"→ {data.get('to', '?')}"
+    if kind == "nodes_merged":
+        return f"merged into {data.get('into', '?')}"
+    if kind == "downgrade_decided":
+        return f"downgrade {data.get('decision', '?')}"
+    return str(kind).replace("_", " ")
+
+
+def curator_actions(view: LedgerView) -> dict[int, list[CuratorAction]]:
+    """session -> the curator's actions after it: events of a curator's kind, by an actor
+    other than the model or the system, written after the session's own snapshots (so a
+    person who took the session in a relay is not read as its curator)."""
+    from curiosity_tui.ledger import journal as jr
+    from curiosity_tui.ledger.ledger import JOURNAL_FILE
+
+    ends: dict[int, int] = {}
+    for session, stage, seq in view.snapshot_index:
+        if stage != "curator":
+            ends[session] = seq
+    out: dict[int, list[CuratorAction]] = {}
+    for ev in jr.scan(view.path / JOURNAL_FILE).events:
+        actor = str(ev.get("actor", ""))
+        t = ev.get("session")
+        if ev["kind"] not in CURATOR_KINDS or actor in ("model", "system") or t is None:
+            continue
+        if ev["seq"] <= ends.get(t, 0):
+            continue
+        data = ev.get("data") or {}
+        out.setdefault(int(t), []).append(
+            CuratorAction(
+                node=str(ev.get("node") or data.get("node") or ""),
+                kind=ev["kind"],
+                actor=actor,
+                what=_what(ev),
+                reason=str(data.get("reason") or data.get("grounds") or ""),
+            )
+        )
+    return out
+
+
 def _marks(state: State) -> list[NodeMark]:
     out = []
     for nid in sorted(state.changed, key=node_num):
@@ -203,7 +275,11 @@ def _marks(state: State) -> list[NodeMark]:
 
 
 def side_session(
-    view: LedgerView, session: int, closures: list[dict[str, Any]], failed: dict[int, str]
+    view: LedgerView,
+    session: int,
+    closures: list[dict[str, Any]],
+    failed: dict[int, str],
+    curator: dict[int, list[CuratorAction]] | None = None,
 ) -> SideSession:
     """Session ``session`` of the run ``view`` shows (``closures``: its closure attempts)."""
     rec = view.ledger.raw_sessions().get(session)
@@ -233,6 +309,7 @@ def side_session(
             for c in closures
             if c.get("session") == session
         ],
+        curator=list((curator or {}).get(session, [])),
     )
     if state is not None:
         counts: dict[str, int] = {}
@@ -260,7 +337,9 @@ def _session_numbers(view: LedgerView) -> set[int]:
 
 
 def align(view_a: LedgerView, view_b: LedgerView) -> Comparison:
-    """Both runs session by session (every session either ran), without metrics."""
+    """Both runs session by session (every session either ran), without metrics. Each
+    ledger's journal is read twice (closure attempts, curator actions): these are small next
+    to the snapshots the states come from."""
     a, b = run_side(view_a), run_side(view_b)
     numbers = sorted(_session_numbers(view_a) | _session_numbers(view_b))
     sides = []
@@ -269,7 +348,8 @@ def align(view_a: LedgerView, view_b: LedgerView) -> Comparison:
         failed = {
             int(f["session"]): str(f.get("reason", "")) for f in view.ledger.failed_sessions()
         }
-        sides.append([side_session(view, t, closures, failed) for t in numbers])
+        acts = curator_actions(view)
+        sides.append([side_session(view, t, closures, failed, acts) for t in numbers])
     sessions = [
         AlignedSession(session=t, a=sa, b=sb) for t, sa, sb in zip(numbers, *sides, strict=True)
     ]

@@ -14,6 +14,7 @@ from curiosity_tui.textsafe import terminal_safe
 
 __all__ = [
     "favours",
+    "curator_line",
     "format_comparison",
     "one_line",
     "side_heading",
@@ -77,6 +78,8 @@ def side_lines(s: SideSession, *, trees: bool = False) -> list[str]:
         f"{_ids([c.node for c in s.closed]) or '—'} · blocked "
         + (", ".join(f"{c.node} (unmet {' '.join(c.unmet) or '—'})" for c in s.blocked) or "—")
     )
+    if s.curator:
+        lines.append(curator_line(s))
     lines += [f'  fact {f.node}: "{one_line(f.text)}"' for f in s.facts]
     lines += [f"  check {c.node} {c.requirement}: {c.result}" for c in s.checks]
     if trees:
@@ -100,6 +103,13 @@ def signed(value: float | None) -> str:
     if value is None:
         return "—"
     return "0.00" if round(value, 2) == 0 else f"{value:+.2f}"
+
+
+def curator_line(s: SideSession) -> str:
+    """``curator model-curator: q3 priority 1, q2 → archived`` (actors in first-seen order)."""
+    actors = list(dict.fromkeys(a.actor for a in s.curator))
+    acts = ", ".join(f"{a.node} {a.what}" for a in s.curator)
+    return f"curator {', '.join(actors)}: {one_line(acts, 100)}"
 
 
 def _metric_rows(comp: Comparison) -> list[str]:

@@ -39,7 +39,9 @@ __all__ = ["CompareScreen"]
 SIDES = ("a", "b")
 #: NEW / CHG nodes whose path a session step expands (a big session expands no more)
 REVEAL_LIMIT = 40
-METRIC_COLUMNS = ("metric", "A", "B", "B − A", "favours")
+#: the metrics table's columns and widths: fixed, so the table never re-lays itself out when
+#: its rows arrive from the worker (the longest registry name is 36 characters)
+METRIC_COLUMNS = (("metric", 36), ("A", 9), ("B", 9), ("B − A", 8), ("favours", 7))
 
 
 class CompareScreen(AppScreen):
@@ -95,8 +97,8 @@ class CompareScreen(AppScreen):
                     yield Static("", id=f"summary-{side}", classes="side-summary")
         table = row_table("compare-metrics", fit=False)
         table.styles.height = "35%"  # inline: the app's sheet gives every DataTable 1fr
-        for label in METRIC_COLUMNS:
-            table.add_column(label, key=label)
+        for label, width in METRIC_COLUMNS:
+            table.add_column(label, key=label, width=width)
         yield table
         yield Footer()
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from curiosity_tui.analysis.compare import Comparison, RunSide, SideSession
-from curiosity_tui.analysis.compare_text import favours, signed
+from curiosity_tui.analysis.compare_text import curator_line, favours, signed
 from curiosity_tui.analysis.formatting import fmt
 from curiosity_tui.widgets.literal import lit, num, short
 from curiosity_tui.widgets.status import CHANGE_TAG
@@ -124,6 +124,8 @@ def side_summary(s: SideSession | None) -> Text:
             " (nothing of it was applied)",
         )
     lines = [_head(s), _focus(s), _marks(s), _closures(s)]
+    if s.curator:
+        lines.append(Text.assemble(("  ", ""), lit(curator_line(s), "magenta")))
     for f in s.facts[:LISTED]:
         lines.append(
             Text.assemble(("  fact ", "dim"), (f.node, "bold"), " ", lit(short(f.text, 70)))
