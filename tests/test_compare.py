@@ -183,3 +183,25 @@ def test_a_human_curated_run_beside_a_model_curated_one(
     out = capsys.readouterr().out
     assert "curator human:ana: q2 priority 1, q3 → archived" in out
     assert "curator model-curator: q3 priority 1, q4 priority 2" in out
+
+
+def test_a_failed_session_says_so_with_its_reason(tmp_path: Path) -> None:
+    import shutil
+
+    from curiosity_tui.ledger import Ledger, SessionRecord
+    from curiosity_tui.ledger.event_data import SessionFailed
+
+    copy = tmp_path / "stopped"
+    shutil.copytree(C_NOCUR, copy, ignore=shutil.ignore_patterns("writer.lock"))
+    led = Ledger.open(copy, write=True)
+    try:
+        rec = SessionRecord(session=6, status="failed", error="judge reply cut at its cap")
+        with led.batch(6, marker="batch_committed", label="failed session") as b:
+            b.emit(SessionFailed(reason=rec.error or "", record=rec.model_dump(mode="json")))
+    finally:
+        led.close()
+    comp = compare_paths(copy, C_CUR, metrics=False)
+    last = comp.sessions[-1]
+    assert last.session == 6 and (last.a.state, last.b.state) == ("failed", "absent")
+    assert last.a.reason == "judge reply cut at its cap"
+    assert "failed: judge reply cut at its cap (nothing applied)" in format_comparison(comp)

@@ -163,3 +163,18 @@ def test_snapshot_compare(snap_compare) -> None:  # type: ignore[no-untyped-def]
         await pilot.pause()
 
     assert snap_compare(CompareApp(A, B), terminal_size=(130, 40), run_before=run)
+
+
+async def test_a_run_that_ended_earlier_keeps_its_last_tree() -> None:
+    short = LEDGERS / "real-gemma3-270m-C-cur-pilot02"  # three sessions
+    app = CompareApp(short, A)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _ready(pilot)
+        await pilot.press("right_curly_bracket")
+        assert screen.index == 4
+        summary = _text(screen, "#summary-a")
+        assert "s5: no session (the run ended before it)" in summary
+        assert "tree: as it stood after s3" in summary
+        tree = screen.query_one("#tree-a", LedgerTree)
+        assert tree.state is not None and tree.state.position.session == 3
+        assert "s5 PRESERVE" in _text(screen, "#summary-b")

@@ -207,7 +207,12 @@ class CompareScreen(AppScreen):
                 back = cursor if cursor in state.nodes else next(iter(state.roots()), None)
                 if back is not None:
                     tree.reveal(back)
-        self.query_one(f"#summary-{side}", Static).update(side_summary(s))
+        summary = side_summary(s)
+        shown = view.positions[idx].session if idx is not None else None
+        if shown != s.session:  # an absent or failed session: the tree keeps an earlier state
+            where = f"as it stood after s{shown}" if shown is not None else "empty: no snapshot yet"
+            summary.append(f"\ntree: {where}", style="dim")
+        self.query_one(f"#summary-{side}", Static).update(summary)
 
     # -- actions ------------------------------------------------------------------------
     def action_step(self, step: int) -> None:
