@@ -91,7 +91,7 @@ async def test_the_analysis_screen_shows_the_step_chart(runs: Path) -> None:
         assert "95% bootstrap by run 4 – 4" in plus
         assert "S(t)  0.86  0.71  0.57  0.57  0.43  0.43" in plus
         lines = plus.splitlines()
-        assert lines[1].startswith(" 1.0 ┤") and lines[5].startswith(" 0.5 ┤")
+        assert lines[2].startswith(" 1.0 ┤") and lines[6].startswith(" 0.5 ┤")
         assert "+" in plus and "└" in plus  # censored marks and the drops
 
 

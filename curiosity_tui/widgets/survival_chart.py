@@ -82,11 +82,8 @@ def survival_chart(c: ConfigSurvival, height: int = HEIGHT) -> Text:
     else:
         high = "unbounded" if c.ci_high is None else f"{c.ci_high:g}"
         ci = f"95% bootstrap by run {c.ci_low:g} – {high}"
-    out.append(
-        f"   {c.runs} run(s), {c.questions} questions, {c.events} ended · median open life: "
-        f"{median} ({ci})\n",
-        style="dim",
-    )
+    out.append(f"   {c.runs} run(s), {c.questions} questions, {c.events} ended\n", style="dim")
+    out.append(f"median open life: {median} ({ci})\n")
     steps = survival_steps(c.table)
     if not steps:
         out.append("  no questions (an arm without a store)", style="dim")
