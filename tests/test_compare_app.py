@@ -178,3 +178,17 @@ async def test_a_run_that_ended_earlier_keeps_its_last_tree() -> None:
         tree = screen.query_one("#tree-a", LedgerTree)
         assert tree.state is not None and tree.state.position.session == 3
         assert "s5 PRESERVE" in _text(screen, "#summary-b")
+
+
+async def test_scripted_runs_carry_the_practice_label() -> None:
+    app = CompareApp(A, B)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _ready(pilot)
+        practice = screen.query_one("#compare-practice", Static)
+        assert practice.display and _text(screen, "#compare-practice").startswith(
+            "SCRIPTED PRACTICE"
+        )
+    app = CompareApp(LEDGERS / "real-gemma3-270m-C-cur-pilot02", A)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _ready(pilot)
+        assert _text(screen, "#compare-practice").startswith("MIXED")

@@ -28,6 +28,7 @@ from curiosity_tui.analysis.compare_metrics import PairedMetric
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.gcpause import gc_paused
 from curiosity_tui.ledger.view import LedgerView
+from curiosity_tui.practice_banner import banner, replies_of
 from curiosity_tui.screens.base import AppScreen
 from curiosity_tui.widgets.compare_view import compare_bar, metric_cells, side_summary, side_title
 from curiosity_tui.widgets.footer import Footer
@@ -56,6 +57,7 @@ class CompareScreen(AppScreen):
     )
     DEFAULT_CSS = """
     CompareScreen #compare-bar { height: 1; padding: 0 1; background: $boost; }
+    CompareScreen #compare-practice { height: auto; padding: 0 1; display: none; }
     CompareScreen #compare-panes { height: 1fr; }
     CompareScreen .compare-side { width: 1fr; }
     CompareScreen #side-a { border-right: solid $panel; }
@@ -88,6 +90,7 @@ class CompareScreen(AppScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield Static("", id="compare-practice")
         yield Static(Text("loading both ledgers…", style="dim"), id="compare-bar")
         with Horizontal(id="compare-panes"):
             for side, path in zip(SIDES, self.paths, strict=True):
@@ -157,6 +160,11 @@ class CompareScreen(AppScreen):
         self.sub_title = " vs ".join(
             f"{s.config} · {s.contract} · curator {s.curator}" for s in (comp.a, comp.b)
         )
+        label = banner(replies_of("scripted" if r.scripted else "model" for r in (comp.a, comp.b)))
+        if label:  # practice never looks like results (decision 442)
+            practice = self.query_one("#compare-practice", Static)
+            practice.update(Text(label, style="bold reverse red"))
+            practice.display = True
         for tag, side, run in (("A", "a", comp.a), ("B", "b", comp.b)):
             self.query_one(f"#title-{side}", Static).update(side_title(tag, run))
             self.query_one(f"#tree-{side}", LedgerTree).loading = False
