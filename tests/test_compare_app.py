@@ -192,3 +192,26 @@ async def test_scripted_runs_carry_the_practice_label() -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await _ready(pilot)
         assert _text(screen, "#compare-practice").startswith("MIXED")
+
+
+async def test_two_marked_ledgers_are_compared_wherever_the_cursor_is(
+    mixed_workspace: Path,
+) -> None:
+    shutil.copytree(
+        B, mixed_workspace / "ledgers" / B.name, ignore=shutil.ignore_patterns("writer.lock")
+    )
+    app = make_app(mixed_workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        ws = app.screen
+        # rows by name: example-C+cur…, example-C-cur…, example-pilot-01
+        await pilot.press("space", "space")  # marked, then unmarked
+        assert ws.marked == []  # type: ignore[attr-defined]
+        await pilot.press("space", "down", "space", "down", "space")  # a third drops the oldest
+        names = [p.name for p in ws.marked]  # type: ignore[attr-defined]
+        assert names == [B.name, "example-pilot-01"]
+        await pilot.press("up", "up", "equals_sign")
+        screen = await _ready(pilot)
+        assert [Path(p).name for p in screen.paths] == names
