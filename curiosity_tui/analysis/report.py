@@ -348,6 +348,9 @@ def build_report(
     if relay:  # relayed runs only (Markdown already: its headings one level down)
         lines += ["#" + ln if ln.startswith("#") else ln for ln in relay.splitlines()] + [""]
     lines += _spread_section(doc, _figure_metrics(doc, first), figs)
+    from curiosity_tui.analysis.survival_report import survival_section
+
+    lines += survival_section(runs, figs)  # open life (issue 26, item 1)
     lines += ["## All registry metrics (mean over runs, n = runs with a value)", ""]
     lines += registry_md(doc, reg)
     diffs = differences_md(doc)

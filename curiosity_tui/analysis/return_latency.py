@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from curiosity_tui.analysis.registry import Metric, Registry, register
+from curiosity_tui.analysis.run_cache import per_run
 from curiosity_tui.analysis.rundata import RunData, RunNode, RunSession
 from curiosity_tui.analysis.survival import km_median, km_table
 from curiosity_tui.analysis.timeline import NodeState
@@ -93,7 +94,12 @@ def _one(run: RunData, node: RunNode, states: list[NodeState], last: int) -> Con
 
 def condition_returns(run: RunData) -> list[ConditionReturn] | None:
     """Every met condition of the run and its return, in node-id order; None without a
-    per-session history."""
+    per-session history. Computed once per run (:mod:`~curiosity_tui.analysis.run_cache`):
+    do not mutate it."""
+    return per_run(run, "condition_returns", _condition_returns)
+
+
+def _condition_returns(run: RunData) -> list[ConditionReturn] | None:
     if run.timeline is None:
         return None
     committed = run.committed_sessions()

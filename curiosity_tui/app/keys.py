@@ -128,6 +128,7 @@ def _shown(key: str) -> str:
         "right_curly_bracket": "}",
         "escape": "esc",
         "plus": "+",
+        "equals_sign": "=",
     }
     return names.get(key, key)
 

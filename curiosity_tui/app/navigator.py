@@ -99,6 +99,10 @@ class Navigation(App[None]):
         AnalysisScreen = screens.analysis()
         self.push_screen(AnalysisScreen([Path(p) for p in paths]))
 
+    def open_compare(self, path_a: Path, path_b: Path) -> None:
+        CompareScreen = screens.compare()
+        self.push_screen(CompareScreen(Path(path_a), Path(path_b)))
+
     def open_rendering(self, view: LedgerView, session: int) -> None:
         RenderingScreen = screens.rendering()
         self.push_screen(RenderingScreen(view, session))

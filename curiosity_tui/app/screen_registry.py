@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from curiosity_tui.screens.analysis import AnalysisScreen
     from curiosity_tui.screens.audit import AuditScreen
     from curiosity_tui.screens.browser import BrowserScreen
+    from curiosity_tui.screens.compare import CompareScreen
     from curiosity_tui.screens.curator import CuratorScreen
     from curiosity_tui.screens.decide import DecideScreen
     from curiosity_tui.screens.downgrades import DowngradesScreen
@@ -163,6 +164,12 @@ def analysis() -> type[AnalysisScreen]:
     return AnalysisScreen
 
 
+def compare() -> type[CompareScreen]:
+    from curiosity_tui.screens.compare import CompareScreen
+
+    return CompareScreen
+
+
 def help_screen() -> type[HelpScreen]:
     from curiosity_tui.screens.help import HelpScreen
 
@@ -214,6 +221,7 @@ SCREENS: tuple[ScreenEntry, ...] = (
     ScreenEntry("agreement", "Agreement", agreement, ("open_agreement",)),
     ScreenEntry("adjudication", "Adjudication", adjudication, ("open_adjudication",)),
     ScreenEntry("analysis", "Analysis", analysis, ("open_analysis",)),
+    ScreenEntry("compare", "Compare two runs", compare, ("open_compare",)),
     ScreenEntry("help", "Help", help_screen, ("action_help",)),
 )
 

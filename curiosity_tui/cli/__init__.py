@@ -17,6 +17,7 @@ from curiosity_tui.cli import (
     analysis_cmds,
     app_cmds,
     attraction_cmds,
+    compare_cmds,
     contract_cmds,
     endpoint_cmds,
     keys_cmds,
@@ -50,6 +51,7 @@ COMMAND_MODULES = (
     adjudication_cmds,
     analysis_cmds,
     attraction_cmds,
+    compare_cmds,
     keys_cmds,
     provenance_cmds,
 )

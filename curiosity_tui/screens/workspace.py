@@ -68,8 +68,10 @@ def _name_cell(name: str, scripted: bool) -> Text:
     return Text.assemble((short(name, 23), "bold"), (" scripted", "bold magenta"))
 
 
-def ledger_row(s: workspace_scan.LedgerSummary) -> list[Text]:
+def ledger_row(s: workspace_scan.LedgerSummary, *, marked: bool = False) -> list[Text]:
     name = _name_cell(s.name, s.scripted)
+    if marked:  # marked for comparison (space), compared with another by "="
+        name = Text.assemble(("◆ ", "bold yellow"), name)
     state = Text("● running", style="bold green") if s.running else Text("idle", style="dim")
     if s.error:
         return [
@@ -128,7 +130,8 @@ class WorkspaceScreen(AppScreen):
     HELP = (
         "Every study, ledger (a run) and blind pack in the workspace. Enter on a study lists "
         "only its runs and packs (esc shows all); Enter opens a ledger in the browser, or a "
-        "pack for rating. Findings are closure-audit findings (S10)."
+        "pack for rating. Findings are closure-audit findings (S10). Space marks a ledger; = "
+        "compares it with the ledger under the cursor (or the two marked) side by side."
     )
     BINDINGS = [
         Binding("o", "open", "Open", id="workspace.open"),
@@ -141,6 +144,10 @@ class WorkspaceScreen(AppScreen):
         Binding("A", "audit", "Audit", id="workspace.audit"),
         Binding("d", "downgrades", "Downgrades", id="workspace.downgrades"),
         Binding("m", "metrics", "Metrics", id="workspace.metrics"),
+        Binding("space", "mark", "Mark", show=False, id="workspace.mark"),
+        Binding(
+            "equals_sign", "compare", "Compare", show=False, key_display="=", id="workspace.compare"
+        ),
         Binding("g", "agreement", "Agreement", id="workspace.agreement"),
         Binding("J", "adjudication", "Adjudicate", show=False, id="workspace.adjudication"),
         Binding("r", "refresh", "Refresh", id="workspace.refresh"),
@@ -161,6 +168,8 @@ class WorkspaceScreen(AppScreen):
         self.study: study_state.StudyState | None = None
         #: verify and verdict cells of each study, kept while its runs and chain are unchanged
         self._checked: dict[tuple[object, ...], tuple[str, str]] = {}
+        #: ledgers marked for comparison, in marking order (at most two are kept)
+        self.marked: list[Path] = []
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -323,7 +332,7 @@ class WorkspaceScreen(AppScreen):
         items = workspace_scan.sort_ledgers(items, self.sort_key, reverse=self.reverse)
         self._shown_ledgers = items
         for s in items:
-            table.add_row(*ledger_row(s), key=str(s.path))
+            table.add_row(*ledger_row(s, marked=s.path in self.marked), key=str(s.path))
         if keep is not None and str(keep.path) in table.rows:
             table.move_cursor(row=table.get_row_index(str(keep.path)))
         packs = self.query_one("#packs", DataTable)
@@ -441,6 +450,35 @@ class WorkspaceScreen(AppScreen):
         if self.study is not None:  # the listed study's runs
             runs = self.study.place.folder
         self.nav.open_analysis([runs])
+
+    def action_mark(self) -> None:
+        """Mark (or unmark) the ledger under the cursor for comparison; a third mark drops
+        the oldest."""
+        s = self._need_ledger()
+        if s is None:
+            return
+        if s.path in self.marked:
+            self.marked.remove(s.path)
+        else:
+            self.marked = [*self.marked, s.path][-2:]
+        self._refill()
+
+    def action_compare(self) -> None:
+        """Two ledgers side by side: the two marked, else the marked one and the cursor's."""
+        pair = list(self.marked)
+        if len(pair) < 2:
+            s = self._need_ledger()
+            if s is None:
+                return
+            if s.path not in pair:
+                pair.append(s.path)
+        if len(pair) < 2:
+            self.notify(
+                "Mark a ledger with space, then press = on another (or mark two).",
+                severity="warning",
+            )
+            return
+        self.nav.open_compare(pair[0], pair[1])
 
     def action_agreement(self) -> None:
         """Coordinator view of a pack's agreement (never reachable from the rating screen)."""
