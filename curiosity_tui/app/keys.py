@@ -53,6 +53,7 @@ SAME_MEANING: dict[str, str] = {
     "Clear filter": _BACK,
     "Workspace": _BACK,
     "Recompute": "Reload",
+    "Mark (moves select)": "Mark",
     "Refresh": "Reload",
     "Browse ledger": "Browse",
     "Earlier": "Earlier / previous",

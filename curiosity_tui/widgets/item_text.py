@@ -50,7 +50,7 @@ class ItemText(TextArea):
     ItemText.empty { color: $text-muted; text-style: italic; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space", "mark", "Mark", id="itemtext.mark"),
+        Binding("space", "mark", "Mark (moves select)", id="itemtext.mark"),
     ]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
