@@ -52,18 +52,19 @@ def _register_pack_build(psub: argparse._SubParsersAction) -> None:
     b.add_argument("runs", nargs="+", metavar="RUN_DIR_OR_LEDGER")
     b.add_argument(
         "--scheme",
-        default="pilot-01",
+        default=None,
         help="pilot-01, pilot-02, support-audit (one item per verified passage: does it "
-        "establish its requirement?) or a scheme JSON file",
+        "establish its requirement?) or a scheme JSON file (default: the study plan's [pack] "
+        "scheme when the runs are in a study folder, else pilot-01)",
     )
     b.add_argument("--out", required=True, type=Path, metavar="PACKDIR")
     b.add_argument("--seed", type=int, default=None, help="shuffle seed (kept in the key only)")
     b.add_argument(
         "--sessions",
-        default="1,last",
+        default=None,
         metavar="FIRST,LATER",
-        help="the two sessions each item shows: numbers, 'first' or 'last' (default 1,last: "
-        "the first and the run's planned last session)",
+        help="the two sessions each item shows: numbers, 'first' or 'last' (default: the study "
+        "plan's [pack] sessions, else 1,last: the first and the run's planned last session)",
     )
     b.add_argument(
         "--order",
@@ -286,11 +287,53 @@ def _build_support(args: argparse.Namespace, scheme: Scheme, raters: list[str]) 
     return 0
 
 
+def _study_of(runs: list[Path]) -> Path | None:
+    """The study folder the first run lies in (or is), if any (decision 445)."""
+    from curiosity_tui.analysis.study import is_study
+
+    for p in runs[:1]:
+        for folder in [p.resolve(), *p.resolve().parents]:
+            if folder.is_dir() and is_study(folder):
+                return folder
+    return None
+
+
+def _plan_pack_defaults(args: argparse.Namespace) -> None:
+    """``--scheme`` and ``--sessions`` left unset follow the study plan's ``[pack]`` when the
+    runs are in a study folder (the pack the plan was locked to produce), else pilot-01 and
+    1,last; what was taken from the plan is said in one line."""
+    if args.scheme is not None and args.sessions is not None:
+        return
+    study = _study_of([Path(r) for r in args.runs])
+    pack = None
+    if study is not None:
+        from curiosity_tui.analysis.plan import PackPlan, PlanError, load_plan
+        from curiosity_tui.analysis.study import PLAN_FILE
+
+        try:
+            plan, _ = load_plan(study / PLAN_FILE)
+        except PlanError as err:
+            raise InputError(f"{err} (pack build reads the study plan's [pack])") from None
+        pack = plan.pack or PackPlan()
+    taken = []
+    if args.scheme is None:
+        args.scheme = pack.scheme if pack else "pilot-01"
+        if pack:
+            taken.append(f"scheme {args.scheme}")
+    if args.sessions is None:
+        args.sessions = pack.sessions if pack else "1,last"
+        if pack:
+            taken.append(f"sessions {args.sessions}")
+    if taken and study is not None:
+        print(f"{' and '.join(taken)} from {study / 'plan.toml'} [pack]")
+
+
 def _build(args: argparse.Namespace) -> int:
     from curiosity_tui.packs.build import build_pack, collect_ledgers, material_from_ledger
     from curiosity_tui.packs.schemes import load_scheme
     from curiosity_tui.packs.session_pick import parse_session_pick
 
+    _plan_pack_defaults(args)
     scheme = load_scheme(args.scheme)
     raters = [x.strip() for x in args.raters.split(",") if x.strip()]
     if scheme.id == "support-audit":
