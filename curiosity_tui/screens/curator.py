@@ -288,7 +288,13 @@ class CuratorScreen(AppScreen):
             return
         self.actions_taken.append(what)
         self.app.call_from_thread(self.notify, f"{what} (seq {led.last_seq})", title="Journalled")
-        self.app.call_from_thread(self.refresh_queue, nid)
+        self.app.call_from_thread(self._refresh_if_here, nid)
+
+    def _refresh_if_here(self, keep: str | None) -> None:
+        """After a write in the worker: the queue again, unless the screen has left or the app
+        is exiting meanwhile (its widgets may be gone; checked in the app's thread)."""
+        if self.is_mounted and self.is_attached:
+            self.refresh_queue(keep)
 
     def action_downgrades(self) -> None:
         self.nav.open_downgrades(self.ledger.path, ledger=self.ledger)
