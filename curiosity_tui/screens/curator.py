@@ -105,12 +105,15 @@ class CuratorScreen(AppScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        if not self.is_attached:  # the app is exiting as this screen mounts: its widgets
+            return  # may already be going, and nothing is left to show (issue 25)
         self.title = f"curator · {self.ledger.path.name} · after session {self.after}"
         self.query_one(DataTable).focus()
         self.refresh_queue()
 
     def on_screen_resume(self) -> None:
-        self.refresh_queue()
+        if self.is_attached:  # not while the app exits (a resume can come as screens go)
+            self.refresh_queue()
 
     # -- display ----------------------------------------------------------------------
     def refresh_queue(self, keep: str | None = None) -> None:

@@ -177,6 +177,8 @@ class RunMonitorScreen(AppScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        if not self.is_attached:  # the app is exiting as this screen mounts: its widgets
+            return  # may already be going, and nothing is left to show (issue 25)
         self.title = f"run · {self.request.ledger.name}"
         self._paint()
         self.set_interval(0.5, self._paint)
