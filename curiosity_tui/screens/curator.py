@@ -112,12 +112,15 @@ class CuratorScreen(AppScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        if not self.is_attached:  # the app is exiting as this screen mounts: its widgets
+            return  # may already be going, and nothing is left to show (issue 25)
         self.title = f"curator · {self.ledger.path.name} · after session {self.after}"
         self.query_one(DataTable).focus()
         self.refresh_queue()
 
     def on_screen_resume(self) -> None:
-        self.refresh_queue()
+        if self.is_attached:  # not while the app exits (a resume can come as screens go)
+            self.refresh_queue()
 
     # -- display ----------------------------------------------------------------------
     def refresh_queue(self, keep: str | None = None) -> None:
@@ -299,7 +302,13 @@ class CuratorScreen(AppScreen):
             return
         self.actions_taken.append(what)
         self.app.call_from_thread(self.notify, f"{what} (seq {led.last_seq})", title="Journalled")
-        self.app.call_from_thread(self.refresh_queue, nid)
+        self.app.call_from_thread(self._refresh_if_here, nid)
+
+    def _refresh_if_here(self, keep: str | None) -> None:
+        """After a write in the worker: the queue again, unless the screen has left or the app
+        is exiting meanwhile (its widgets may be gone; checked in the app's thread)."""
+        if self.is_mounted and self.is_attached:
+            self.refresh_queue(keep)
 
     def action_downgrades(self) -> None:
         self.nav.open_downgrades(self.ledger.path, ledger=self.ledger)

@@ -158,7 +158,9 @@ class RatingScreen(Screen[None]):
                         "the flag, Esc cancels)",
                         id="rating-flag",
                     )
-                    yield Static("", id="rating-message")
+                # below the scrolling form, so a message is in view whatever is scrolled
+                # (inside the form it sat below the fold on a 50-row terminal)
+                yield Static("", id="rating-message")
         yield Footer()
 
     def _compose_question(self, q: Question) -> ComposeResult:
