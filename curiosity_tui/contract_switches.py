@@ -1,7 +1,9 @@
 """The contract's two switches (S13) and how a contract is named in run metadata.
 
-- ``evidence = asserted | verified``: may a check mark a requirement satisfied on the model's
-  own statement (``asserted``), or only with a verified evidence record (``verified``)?
+- ``evidence = asserted | verified | supported``: may a check mark a requirement satisfied on
+  the model's own statement (``asserted``), only with a verified evidence record
+  (``verified``), or only with a verified record a judge the run admits said establishes the
+  requirement (``supported``: a human, or the model judge the plan names; decision 520)?
 - ``closure = unconditional | binding | binding+downgrade``: does an unmet requirement block
   closure, and is there a human-decided downgrade route?
 
@@ -23,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from curiosity_tui.errors import InputError
 
-Evidence = Literal["asserted", "verified"]
+Evidence = Literal["asserted", "verified", "supported"]
 Closure = Literal["unconditional", "binding", "binding+downgrade"]
 EVIDENCE_VALUES: tuple[str, ...] = get_args(Evidence)
 CLOSURE_VALUES: tuple[str, ...] = get_args(Closure)
@@ -47,7 +49,7 @@ PRESET_SWITCHES: dict[str, ContractSwitches] = {
 }
 
 CHOICES_HELP = (
-    "pilot-01, pilot-02, or evidence=asserted|verified,closure=unconditional|binding|"
+    "pilot-01, pilot-02, or evidence=asserted|verified|supported,closure=unconditional|binding|"
     "binding+downgrade"
 )
 

@@ -28,6 +28,10 @@ def keys_of(*parts: str) -> list[str]:
                 "delete",
                 "up",
                 "down",
+                "left",
+                "right",
+                "home",
+                "end",
             )
         ):
             out.append(part)

@@ -60,6 +60,12 @@ def factory(srv: ScriptedServer) -> Callable[[], contextlib.AbstractContextManag
     return make
 
 
+def curator_up(app: Any) -> bool:
+    """The curator screen is on top and mounted: pushed is not enough under load, its
+    widgets come with the mount (a query before it found no DataTable)."""
+    return isinstance(app.screen, CuratorScreen) and app.screen.is_mounted
+
+
 async def wait_for(pilot, cond: Callable[[], bool], what: str, limit: int = 1200) -> None:  # type: ignore[no-untyped-def]
     for _ in range(limit):
         if cond():
@@ -89,7 +95,7 @@ async def test_human_curated_run_of_three_sessions(tmp_path: Path, server: Scrip
     app = make_app(tmp_path / "ws", run=req, curator_name="alice")
     async with app.run_test(size=(150, 45)) as pilot:
         assert isinstance(app.screen, RunMonitorScreen)
-        await wait_for(pilot, lambda: isinstance(app.screen, CuratorScreen), "curator after s1")
+        await wait_for(pilot, lambda: curator_up(app), "curator after s1")
         cur = app.screen
         assert isinstance(cur, CuratorScreen) and cur.after == 1
         # 1. a priority change on the second row of the queue
@@ -130,7 +136,7 @@ async def test_human_curated_run_of_three_sessions(tmp_path: Path, server: Scrip
         await pilot.press("ctrl+n")
         await wait_for(
             pilot,
-            lambda: isinstance(app.screen, CuratorScreen) and app.screen.after == 2,
+            lambda: curator_up(app) and app.screen.after == 2,
             "curator after s2",
         )
         cur = app.screen
@@ -205,7 +211,7 @@ async def test_quitting_mid_run_leaves_a_resumable_ledger(
     req = RunRequest(ledger=path, sessions=3, curator="bob", client_factory=factory(server))
     app = make_app(tmp_path / "ws", run=req, curator_name="bob")
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, CuratorScreen), "curator after s1")
+        await wait_for(pilot, lambda: curator_up(app), "curator after s1")
         await pilot.press("ctrl+q")
     report = verify(path)
     assert report.ok, report.summary()
@@ -229,7 +235,7 @@ async def test_a_failed_session_is_reported_and_the_run_stops_resumable(tmp_path
         req = RunRequest(ledger=path, sessions=3, curator="eve", client_factory=factory(srv))
         app = make_app(tmp_path / "ws", run=req, curator_name="eve")
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, CuratorScreen), "curator after s1")
+            await wait_for(pilot, lambda: curator_up(app), "curator after s1")
             await pilot.press("ctrl+n")
             await wait_for(
                 pilot,

@@ -27,7 +27,9 @@ from curiosity_tui.protocol.call_specs import (
     deliverable_spec,
     judge_after_spec,
     judge_before_spec,
+    judge_relist_spec,
     self_ask_spec,
+    support_judge_spec,
 )
 from curiosity_tui.protocol.schemas import (
     JudgeAfterResponse,
@@ -67,6 +69,8 @@ CASES: dict[str, tuple[str, CallSpec]] = {
     "judge-after-one-id": ("judge-after", judge_after_spec(_before(1, 0))),
     "judge-after-one-dependency": ("judge-after", judge_after_spec(_before(0, 1))),
     "judge-after-all": ("judge-after", judge_after_spec(_before(5, 8))),
+    # tension = "pre-amendment" (issue 26): framings, dependencies, follow-ups listed anew
+    "judge-after-relist": ("judge-after", judge_relist_spec()),
     "checker-one-requirement": ("checker", checker_spec("q1.f1", [SOURCE])),
     "checker-no-source": ("checker", checker_spec("q1.f1", [])),
     "deliverable-pilot-01-compulsory": ("deliverable", _deliverable()),
@@ -87,6 +91,7 @@ CASES: dict[str, tuple[str, CallSpec]] = {
     "armed-self-ask-nothing-live": ("self-ask", armed_self_ask_spec(["q1"], [], [])),
     "curator-one-live-node": ("curator", curator_spec(["q1", "q2"], ["q1"])),
     "curator-nothing-live": ("curator", curator_spec(["q1"], [])),
+    "support-judge": ("support-judge", support_judge_spec()),
 }
 
 #: (case, dialect) -> the enforced rules that dialect cannot say, by path: "checked after the

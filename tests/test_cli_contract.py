@@ -122,7 +122,8 @@ def test_downgrade_decided_on_the_cli_lets_the_next_answer_close(
         q1 = led.raw_nodes()["q1"]
         assert q1["status"] == "closed"
         assert q1["return_condition"]["required_facts"][0]["status"] == "waived"
-        closed = [e for e in led.events() if e.kind == "node_closed"]
+        # (the scripted model may also close another node by a close action: q1 is the point)
+        closed = [e for e in led.events() if e.kind == "node_closed" and e.node == "q1"]
         assert [(e.session, e.node, e.data["unmet"]) for e in closed] == [(6, "q1", [])]
     # the closure is audited: facts on file, none verified (S10 d) — exit 1
     audited = _run("audit", str(suppression), "--json")

@@ -55,9 +55,10 @@ def test_presets_keep_their_switches_and_names() -> None:
 
 def test_every_combination_is_selectable_and_distinct() -> None:
     names = all_combinations()
-    assert len(names) == 7 and names[:2] == ["pilot-01", "pilot-02"]
+    # 3 evidence rules (asserted, verified, supported: decision 520) x 3 closure rules, + pilot-01
+    assert len(names) == 10 and names[:2] == ["pilot-01", "pilot-02"]
     seen = {(get_contract(n).switches, get_contract(n).checks_in_deliverable) for n in names}
-    assert len(seen) == 7
+    assert len(seen) == 10
     assert contract_slug("evidence=verified,closure=binding") == "verified-binding"
     for n in names:
         assert canonical_name(n) == n  # stored names are fixed points
@@ -218,6 +219,15 @@ EXPECTED: dict[str, tuple[str, str, set[str], int]] = {
         0,
     ),
     "evidence=verified,closure=binding": ("unchecked", "open", set(), 0),
+    # supported: as verified here (no verified passage is cited, so nothing to judge)
+    "evidence=supported,closure=unconditional": (
+        "unchecked",
+        "closed",
+        {"closed_over_unmet", "closed_without_verified_evidence"},
+        0,
+    ),
+    "evidence=supported,closure=binding": ("unchecked", "open", set(), 0),
+    "evidence=supported,closure=binding+downgrade": ("unchecked", "open", set(), 1),
 }
 
 

@@ -217,3 +217,22 @@ def test_a_draft_round_trips_and_an_unreadable_one_is_moved_aside(tmp_path: Path
     got, line = load_draft(tmp_path, 2, "alice")
     assert got is None and "unreadable draft moved to" in line and "\n" not in line
     assert draft_path(tmp_path, 2, "alice").with_suffix(".bad").exists()
+
+
+def test_a_person_may_not_preserve_in_a_service_session(path: Path) -> None:
+    """Decision 534: PRESERVE fires only in research sessions, whoever takes the session."""
+    from dataclasses import replace
+
+    from curiosity_tui.protocol.context import SessionSettings
+    from curiosity_tui.protocol.tension_options import TensionOptions
+
+    with Ledger.open(path, write=True) as led:
+        inp = human_session_input(led, 2)
+        source = led.sources()[0].id
+        st = replace(
+            SessionSettings.from_meta(led.meta), tension=TensionOptions(service_sessions=(2,))
+        )
+        before = len(list(led.events()))
+        with pytest.raises(InputError, match="service session"):
+            commit_human_session(led, 2, "alice", preserve(inp.focus, "r1", source), settings=st)
+        assert len(list(led.events())) == before  # nothing written

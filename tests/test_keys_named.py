@@ -23,6 +23,7 @@ README_SCREENS = {
     "Downgrades": ["Downgrades", "Downgrade decision"],
     "Audit": ["Closure audit"],
     "Analysis": ["Analysis", "Workspace"],
+    "Compare": ["Compare two runs", "Workspace"],
     "Rating": ["Rating"],
 }
 WIDGET_KEYS = {"enter", "escape", "tab", "shift+tab", "up", "down", "left", "right"}

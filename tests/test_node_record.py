@@ -23,7 +23,7 @@ import pytest
 from ledger_builders import build
 
 from curiosity_tui.analysis.rundata import RunNode
-from curiosity_tui.contract import downgrades
+from curiosity_tui.contract import downgrades, support
 from curiosity_tui.ledger import Ledger
 from curiosity_tui.ledger import node_record as nr
 from curiosity_tui.ledger.events import (
@@ -48,6 +48,7 @@ from curiosity_tui.ledger.models import (
     MatchCheck,
     RequiredFact,
     SessionRecord,
+    SupportJudgement,
 )
 
 LEDGERS = Path(__file__).resolve().parent.parent / "ledgers"
@@ -111,6 +112,14 @@ def _every_kind(path: Path) -> Ledger:
         )
         match = MatchCheck(offset=3, method="exact", checked_by="system", checked_at="now")
         b.emit(EvidenceVerified(evidence_id="e1", match=match), node="q1")
+        support.judge_in_batch(
+            b,
+            "q1",
+            "e1",
+            "partly",
+            grounds="The passage names the figure but not its source.",
+            by="human:ann",
+        )
         for d in ("d1", "d2"):
             b.emit(
                 DowngradeProposed(
@@ -205,6 +214,7 @@ def test_the_example_ledgers_hold_node_records() -> None:
         (MatchCheck, nr.MatchEntry),
         (Downgrade, nr.DowngradeEntry),
         (DowngradeDecision, nr.DowngradeDecisionEntry),
+        (SupportJudgement, nr.SupportEntry),
     ],
 )
 def test_event_models_dump_to_the_entries_keys(model: Any, entry: Any) -> None:

@@ -104,3 +104,39 @@ def test_a_one_session_run_has_nothing_after_the_first() -> None:
     with pytest.raises(ValueError, match="no session after session 1"):
         DEFAULT_PICK.resolve(1)
     assert SessionPick(first=2, later="last").resolve(3) == (2, 3)
+
+
+def test_pack_build_in_a_study_follows_the_plans_pack_table(
+    short_runs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A study's plan says which scheme and sessions its pack has; ``pack build`` without
+    ``--scheme``/``--sessions`` follows it (it built pilot-01 before) and says so; runs
+    outside a study keep pilot-01 and 1,last."""
+    import shutil
+
+    study = tmp_path / "study"
+    shutil.copytree(short_runs, study / "runs")
+    (study / "plan.toml").write_text(PLAN + '\n[pack]\nscheme = "pilot-02"\nsessions = "1,2"\n')
+    capsys.readouterr()
+    out = tmp_path / "packs" / "p"
+    args = ["pack", "build", str(study / "runs"), "--out", str(out), "--seed", "3"]
+    assert main([*args, "--leak-permutations", "20"]) == 0
+    printed = capsys.readouterr().out
+    assert f"scheme pilot-02 and sessions 1,2 from {study / 'plan.toml'} [pack]" in printed
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["scheme"]["id"] == "pilot-02" and manifest["sessions"] == "1,2"
+    # outside a study folder: the CLI's own defaults
+    loose = tmp_path / "loose"
+    shutil.copytree(short_runs, loose)
+    out2 = tmp_path / "p2"
+    args = ["pack", "build", str(loose), "--out", str(out2), "--seed", "3"]
+    assert main([*args, "--leak-permutations", "20"]) == 0
+    manifest = json.loads((out2 / "manifest.json").read_text())
+    assert manifest["scheme"]["id"] == "pilot-01" and manifest["sessions"] == "1,last"
+    # a plan that does not load is named in one line, nothing built
+    (study / "plan.toml").write_text("name = [\n")
+    out3 = tmp_path / "p3"
+    args = ["pack", "build", str(study / "runs"), "--out", str(out3), "--seed", "3"]
+    assert main([*args, "--leak-permutations", "20"]) != 0
+    assert "pack build reads the study plan's [pack]" in capsys.readouterr().err
+    assert not out3.exists()

@@ -111,6 +111,11 @@ def test_cli_leakcheck_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 def test_shipped_schemes(name: str) -> None:
     s = load_scheme(name)
     assert s.id == name and len(s.sections) == 3
+    if name == "support-audit":  # one nominal question on (requirement, passage) pairs
+        [q] = s.questions
+        assert q.category_ids == ["supports", "does-not", "partly"] and q.level == "nominal"
+        assert q.grounds_required and not s.controls
+        return
     q2 = s.question("q2")
     assert q2.category_ids == ["none", "some", "many"] and q2.max_quotes == 3
     assert all(q.grounds_required for q in s.questions)

@@ -78,7 +78,7 @@ async def test_continue_then_ctrl_q_on_the_curator_screen(tmp_path: Path) -> Non
             app = make_app(tmp_path / "ws", run=req, curator_name="alice")
             async with app.run_test(size=(150, 45)) as pilot:
                 for _ in range(1200):
-                    if isinstance(app.screen, CuratorScreen):
+                    if isinstance(app.screen, CuratorScreen) and app.screen.is_mounted:
                         break
                     await pilot.pause(0.05)
                 assert isinstance(app.screen, CuratorScreen)

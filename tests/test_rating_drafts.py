@@ -32,7 +32,15 @@ def pack(tmp_path: Path) -> Path:
     return out
 
 
-def _wait_file(path: Path, text: str, timeout: float = 30) -> None:
+def _wait_gone(path: Path, timeout: float = 60) -> None:
+    end = time.monotonic() + timeout
+    while path.exists():
+        if time.monotonic() > end:
+            raise AssertionError(f"{path} was never deleted")
+        time.sleep(0.1)
+
+
+def _wait_file(path: Path, text: str, timeout: float = 60) -> None:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if path.exists() and text in path.read_text(encoding="utf-8"):
@@ -49,9 +57,9 @@ def test_sigkill_mid_draft_then_reopen_brings_the_draft_back(pack: Path) -> None
     order = RatingSession(pack, "ann").order
     t = Term(["rate", str(pack), "--rater", "ann"])
     try:
-        t.wait_for(r"item 1 of 6")
+        t.wait_for(r"item 1 of 6", timeout=60)
         t.send("b\rfirst item grounds\rn\rnone here\r\r\x13", 0)  # item 1, saved
-        t.wait_for(r"item 2 of 6")
+        t.wait_for(r"item 2 of 6", timeout=60)
         t.send("f")
         t.send("typed but never saved")
         _wait_file(drafts, "typed but never saved")
@@ -65,14 +73,13 @@ def test_sigkill_mid_draft_then_reopen_brings_the_draft_back(pack: Path) -> None
 
     t2 = Term(["rate", str(pack), "--rater", "ann"])
     try:
-        t2.wait_for(r"item 2 of 6 \(" + order[1] + r"\)")
-        t2.wait_for(r"unsaved draft of this item is back")
-        t2.wait_for(r"typed but never saved")
+        t2.wait_for(r"item 2 of 6 \(" + order[1] + r"\)", timeout=60)
+        # the message line is below the scrolling form, always in view (decision 512)
+        t2.wait_for(r"unsaved draft of this item is back", timeout=60)
+        t2.wait_for(r"typed but never saved", timeout=60)
         t2.send("\r\rs\rone figure\r\r\x13", 0)  # finish the draft and save it
-        t2.wait_for(r"item 3 of 6")
-        end = time.monotonic() + 20
-        while drafts.exists() and time.monotonic() < end:
-            time.sleep(0.1)
+        t2.wait_for(r"item 3 of 6", timeout=60)
+        _wait_gone(drafts)  # the save deletes the draft: wait for that, not for a fixed time
     finally:
         t2.kill()
     recs = read_ratings(ratings)

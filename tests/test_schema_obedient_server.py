@@ -93,3 +93,47 @@ def test_the_probe_finds_a_way_and_every_configuration_commits(tmp_path: Path, m
         assert any("minItems" in (t.detail or "") for t in caps.trials), caps.trials
     _ledgers_commit_without_repairs(tmp_path, got["results"])
     assert server.refusals.get("minItems", 0) <= 1  # the probe's one refused trial, at most
+
+
+@pytest.mark.parametrize("dialect", ["strict", "full"])
+@pytest.mark.parametrize("measure", ["pre-amendment", "four-component"])
+def test_every_tension_measure_commits_on_a_schema_obedient_server(
+    tmp_path: Path, measure: str, dialect: str
+) -> None:
+    """Issue 26: the re-listing judge-after (pre-amendment) and Δ per candidate with its extra
+    judge-after calls commit on a server that knows nothing but the schema it is sent."""
+    setting = {"measure": measure, "per_candidate": True, "service_sessions": [2]}
+    specs = plan_runs(seed=SEED, configurations=["C-cur"], runs=1, options={"tension": setting})
+    with SchemaServer("obedient", seed=f"{measure}-{dialect}") as server:
+        client = ModelClient(
+            base_url=server.base_url, api_key="sk-x", model="obedient", retry_backoff_s=0.001
+        )
+
+        async def go() -> list[Any]:
+            try:
+                caps = await prepare_endpoint(client, EndpointOptions())
+                return await run_pilot(
+                    specs,
+                    tmp_path,
+                    client,
+                    sessions=SESSIONS,
+                    overrides={"schema_dialect": dialect},
+                    endpoint=caps,
+                )
+            finally:
+                await client.aclose()
+
+        results = asyncio.run(go())
+    assert [r.failed for r in results] == [[]]
+    run = tmp_path / "C-cur-r0"
+    assert verify(run).ok
+    with Ledger.open(run) as led:
+        records = led.session_records()
+    assert len(records) == SESSIONS
+    assert [c.kind for r in records for c in r.calls if c.repair] == []
+    for r in records:
+        assert r.tension is not None and r.tension.measure == measure
+        assert r.tension.per_candidate is not None and len(r.tension.per_candidate) == 3
+        assert r.decided is not None
+    assert records[1].decided is not None and records[1].decided.kind == "service"
+    assert records[1].decision == "ANSWER"

@@ -16,7 +16,7 @@ from curiosity_tui.analysis.lockchain import (
     sha256_text,
     stage_rank,
 )
-from curiosity_tui.analysis.plan import PilotPlan, load_plan
+from curiosity_tui.analysis.plan import Arm, PilotPlan, load_plan
 from curiosity_tui.analysis.plan_checks import PlanCheck, plan_checks
 from curiosity_tui.analysis.runstamps import scan_stamps
 from curiosity_tui.errors import InputError
@@ -46,9 +46,18 @@ def _check(name: str, fn: Callable[[], str]) -> PlanCheck:
         return PlanCheck(name=name, ok=False, detail=str(err))
 
 
+def _curator_note(arm: Arm) -> str:
+    """ ", human-curated by ann, ben" for an arm whose curator is a person (decision 560)."""
+    if not arm.human_curated():
+        return ""
+    return ", human-curated" + (f" by {', '.join(arm.curators)}" if arm.curators else "")
+
+
 def _summary(plan: PilotPlan) -> list[str]:
     arms = [
-        f"{name} ({plan.arm(name).config})" if name in (plan.arms or {}) else name
+        f"{name} ({plan.arm(name).config}{_curator_note(plan.arm(name))})"
+        if name in (plan.arms or {})
+        else name
         for name in plan.configurations
     ]
     lines = [

@@ -9,8 +9,7 @@ embedder and live with it, not here.
 from __future__ import annotations
 
 from curiosity_tui.analysis.registry import register
-from curiosity_tui.analysis.rundata import RunData, RunNode
-from curiosity_tui.ledger.models import SessionRecord
+from curiosity_tui.analysis.rundata import RunData, RunNode, RunSession
 
 # --------------------------------------------------------------------------- ledger (§8)
 
@@ -152,7 +151,7 @@ def preserve_share(run: RunData) -> float | None:
 PROGRESSION_SESSIONS = range(2, 6)
 
 
-def _forced(s: SessionRecord) -> bool:
+def _forced(s: RunSession) -> bool:
     return s.focus is not None or s.counts.forced_focus
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from curiosity_tui.analysis.registry import register
+from curiosity_tui.analysis.run_cache import per_run
 from curiosity_tui.analysis.rundata import RunData
 from curiosity_tui.analysis.survival import km_median, km_table, pooled_hazard
 from curiosity_tui.analysis.timeline import NodeState
@@ -80,7 +81,12 @@ def _life(run: RunData, nid: str, states: list[NodeState], last: int) -> Questio
 
 
 def open_lives(run: RunData) -> list[QuestionLife] | None:
-    """Every question's open life, in node-id order; None without a per-session history."""
+    """Every question's open life, in node-id order; None without a per-session history.
+    Computed once per run (:mod:`~curiosity_tui.analysis.run_cache`): do not mutate it."""
+    return per_run(run, "open_lives", _open_lives)
+
+
+def _open_lives(run: RunData) -> list[QuestionLife] | None:
     if run.timeline is None:
         return None
     committed = run.committed_sessions()

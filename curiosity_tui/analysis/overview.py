@@ -43,6 +43,8 @@ class AnalysisData:
     #: relay tables (analysis/relay_tables.py): rows of relayed runs, rows per transition kind
     relay_rows: list[Any] = field(default_factory=list)
     relay_transitions: list[Any] = field(default_factory=list)
+    #: open life per configuration (analysis/survival_config.py: ``ConfigSurvival``)
+    survival: list[Any] = field(default_factory=list)
 
 
 def find_chain_for(paths: Sequence[Path], chain: Path | None) -> Path | None:
@@ -110,6 +112,8 @@ def compute_analysis(paths: Sequence[Path], chain: Path | None = None) -> Analys
     sweeps = sweep_runs(runs)
     found = find_chain_for(paths, chain)
     verdict, problem = _verdict(found, paths, runs, reg)
+    from curiosity_tui.analysis.survival_config import survival_by_config
+
     return AnalysisData(
         paths=paths,
         runs=[(r.config, r.run_id) for r in runs],
@@ -120,6 +124,7 @@ def compute_analysis(paths: Sequence[Path], chain: Path | None = None) -> Analys
         chain=found if found is not None and found.is_file() else None,
         verdict=verdict,
         verdict_problem=problem,
+        survival=survival_by_config(runs),
         **_relay(runs),
     )
 

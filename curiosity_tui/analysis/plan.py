@@ -31,6 +31,7 @@ from curiosity_tui.analysis.rundata import CELL_SEP
 from curiosity_tui.errors import InputError
 from curiosity_tui.ledger.models import ContractName
 from curiosity_tui.ledger.sampling_record import SamplingTable
+from curiosity_tui.protocol.tension_options import TensionMeasure, TensionOptions, TensionWeights
 from curiosity_tui.runs.relay import RelayPlan
 
 RULE_KINDS = (
@@ -56,6 +57,8 @@ MAX_SESSIONS = 1000
 MAX_TOKENS = 1_000_000
 #: a plan name is used in file names and paths: letters, digits, ``. _ + -``, no ``..``
 PLAN_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,99}")
+#: a human curator's name as the journal's actor ``human:<name>`` carries it
+CURATOR_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 class Budgets(BaseModel):
@@ -122,6 +125,27 @@ class Arm(BaseModel):
     open_layer: Literal["compulsory", "optional"] | None = None  # default: compulsory
     no_reselect: bool | None = None  # default: false
     seed_question: str | None = Field(None, min_length=1)  # default: the plan's
+    tension: TensionMeasure | None = None  # default: the plan's (issue 26)
+    #: who curates between sessions (decision 560): "model" (default for a +cur
+    #: configuration) or "human" (``pilot run`` hosts the run in the app's run monitor)
+    curator: Literal["model", "human"] | None = None
+    #: the people who may curate a human-curated arm (``--curator-name``); none: anyone
+    curators: list[str] | None = Field(None, min_length=1)
+
+    @field_validator("curators")
+    @classmethod
+    def _names(cls, v: list[str] | None) -> list[str] | None:
+        for name in v or []:
+            if not CURATOR_NAME_RE.fullmatch(name):
+                raise ValueError(
+                    f"{name!r} is not a curator name (one word: letters, digits, . _ -)"
+                )
+        if v is not None and len(set(v)) != len(v):
+            raise ValueError("names a curator twice")
+        return v
+
+    def human_curated(self) -> bool:
+        return self.curator == "human"
 
 
 class PackPlan(BaseModel):
@@ -208,6 +232,19 @@ class PilotPlan(BaseModel):
     model_file: str | None = Field(None, min_length=1)
     #: the blind pack the plan will build; checked at lock time (decision 441)
     pack: PackPlan | None = None
+    #: the tension measure every run uses unless its arm names one (issue 26, decision 530)
+    tension: TensionMeasure = "as-run"
+    #: four-component's weights; required when a run uses it (the plan states them)
+    tension_weights: TensionWeights | None = None
+    #: four-component: the cosine at which two candidates are one semantic cluster
+    tension_cluster_similarity: float = Field(0.8, gt=0.0, le=1.0, allow_inf_nan=False)
+    #: Δ per candidate beside the medoid's, and the fallback when none meets ε (decision 533)
+    tension_per_candidate: bool = False
+    #: the sessions that are service sessions: PRESERVE may not fire in them (decision 534)
+    service_sessions: list[StrictInt] = Field(default_factory=list)
+    #: the model judge of support a run under evidence=supported admits besides humans
+    #: (``model:<model name>``, decision 520); None = humans only
+    support_judge: str | None = Field(None, pattern=r"^model:\S+$")
 
     @field_validator("name")
     @classmethod
@@ -239,6 +276,20 @@ class PilotPlan(BaseModel):
         declared = (self.arms or {}).get(name)
         return declared if declared is not None else Arm.model_validate({"config": name})
 
+    def tension_for(self, entry: str | None = None) -> TensionOptions:
+        """The tension setting of the runs of ``entry`` (an arm or configuration; None: the
+        plan's own)."""
+        arm = None if entry is None else (self.arms or {}).get(entry)
+        measure = (arm.tension if arm is not None else None) or self.tension
+        four = measure == "four-component"
+        return TensionOptions(
+            measure=measure,
+            weights=self.tension_weights if four else None,
+            cluster_similarity=self.tension_cluster_similarity,
+            per_candidate=self.tension_per_candidate,
+            service_sessions=tuple(self.service_sessions),
+        )
+
     def rules(self) -> list[tuple[str, list[str], DecisionRule]]:
         """Every locked rule: the headline (name ""), then each comparison, in plan order."""
         return [("", self.metrics, self.rule)] + [
@@ -258,6 +309,7 @@ class PilotPlan(BaseModel):
                 raise ValueError(
                     f"arms.{name}.config {arm.config!r} is not one of {', '.join(CONFIG_NAMES)}"
                 )
+            _curator_fits(name, arm, self.relay is not None)
         if self.arms and self.contracts is not None:
             raise ValueError("arms and contracts are both given: give each arm its contract")
         for c in self.comparisons:
@@ -271,6 +323,40 @@ class PilotPlan(BaseModel):
                         )
         if len({c.name for c in self.comparisons}) != len(self.comparisons):
             raise ValueError("comparisons names a comparison twice")
+        return self
+
+    @model_validator(mode="after")
+    def _support_judge_has_a_use(self) -> PilotPlan:
+        from curiosity_tui.contract_switches import switches_of
+
+        names = self.contract_list() + [
+            a.contract for a in (self.arms or {}).values() if a.contract
+        ]
+        if self.support_judge and all(switches_of(n).evidence != "supported" for n in names):
+            raise ValueError(
+                f"support_judge names {self.support_judge} but no contract of the plan is "
+                "evidence=supported, the only rule that reads a support judgement"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _tension_consistent(self) -> PilotPlan:
+        measures = {self.tension} | {a.tension for a in (self.arms or {}).values() if a.tension}
+        if "four-component" in measures and self.tension_weights is None:
+            raise ValueError(
+                "tension 'four-component' needs its weights stated: "
+                "tension_weights = { D = …, H = …, F = …, U = … } (summing to 1)"
+            )
+        if self.tension_weights is not None and "four-component" not in measures:
+            raise ValueError("tension_weights is given but no run uses tension 'four-component'")
+        service = self.service_sessions
+        if len(set(service)) != len(service):
+            raise ValueError("service_sessions lists a session twice")
+        for t in service:
+            if not 1 <= t <= self.sessions:
+                raise ValueError(
+                    f"service_sessions names session {t}; the plan runs 1-{self.sessions}"
+                )
         return self
 
     @model_validator(mode="after")
@@ -325,6 +411,27 @@ class PilotPlan(BaseModel):
                 f"relay names {len(relay.sessions)} session(s), the plan runs {self.sessions}: "
                 "list more, or set cycle = true"
             )
+
+
+def _curator_fits(name: str, arm: Arm, relayed: bool) -> None:
+    """An arm's ``curator``/``curators`` (decision 560): a human curator needs a curated
+    configuration (``+cur``) and no relay; ``curators`` only with ``curator = "human"``."""
+    from curiosity_tui.protocol.configs import get_configuration
+
+    if arm.curator is not None and not get_configuration(arm.config).curator:
+        raise ValueError(
+            f"arms.{name}.curator {arm.curator!r}: configuration {arm.config} has no curator "
+            "(use a +cur configuration)"
+        )
+    if arm.curators is not None and not arm.human_curated():
+        raise ValueError(
+            f'arms.{name}.curators names people, but the arm\'s curator is not "human"'
+        )
+    if arm.human_curated() and relayed:
+        raise ValueError(
+            f"arms.{name}.curator human: a plan with a relay runs unattended; "
+            "relay a human-curated ledger with run --relay"
+        )
 
 
 def _cell(name: str) -> str:

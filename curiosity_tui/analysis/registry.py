@@ -202,6 +202,7 @@ METRIC_MODULES = (
     "curiosity_tui.analysis.relay",
     "curiosity_tui.analysis.open_life",
     "curiosity_tui.analysis.return_latency",
+    "curiosity_tui.analysis.tension_metrics",
 )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -322,6 +323,7 @@ def build_report(
     out_dir: Path | None = None,
     stem: str = "report",
     packs: Sequence[Path] = (),
+    keys: Sequence[Path] = (),
 ) -> str:
     """The report's Markdown; with ``out_dir`` (and matplotlib) its figures are written
     there as ``STEM-*.svg`` and referenced by name."""
@@ -346,6 +348,9 @@ def build_report(
     if relay:  # relayed runs only (Markdown already: its headings one level down)
         lines += ["#" + ln if ln.startswith("#") else ln for ln in relay.splitlines()] + [""]
     lines += _spread_section(doc, _figure_metrics(doc, first), figs)
+    from curiosity_tui.analysis.survival_report import survival_section
+
+    lines += survival_section(runs, figs)  # open life (issue 26, item 1)
     lines += ["## All registry metrics (mean over runs, n = runs with a value)", ""]
     lines += registry_md(doc, reg)
     diffs = differences_md(doc)
@@ -354,24 +359,52 @@ def build_report(
         lines += ["", *diffs, ""]
     lines += _audit_section(runs)
     lines += conditions_section(runs)  # sampling, server, tool (issue 23)
-    lines += rating_sections(packs, run_dir, reg)
+    lines += rating_sections(packs, run_dir, reg, figs, keys)
     lines += ["## Limits the data imposes", ""]
     lines += [f"- {x}" for x in limits(runs)]
     lines.append("")
     return "\n".join(lines)
 
 
-def rating_sections(packs: Sequence[Path], run_dir: Path, reg: Registry) -> list[str]:
-    """A GRRAS rating section per pack given with ``report --pack`` (decision 428), flagging
-    ratings faster than the locked plan's ``min_seconds_per_item``."""
+def rating_sections(
+    packs: Sequence[Path],
+    run_dir: Path,
+    reg: Registry,
+    figs: Figures | None = None,
+    keys: Sequence[Path] = (),
+) -> list[str]:
+    """Per pack given with ``report --pack``: the GRRAS rating section (decision 428),
+    flagging ratings faster than the locked plan's ``min_seconds_per_item``, then the rating
+    results (decision 561): pack scheme, adjudication counts, and once unblinded the tables per
+    arm (raw and adjudicated apart), the control items and a figure per question."""
     if not packs:
         return []
     from curiosity_tui.analysis.report_analysis import locked_plan
     from curiosity_tui.packs.grras import rating_section
+    from curiosity_tui.packs.rating_results import rating_results
 
     plan = locked_plan(run_dir, reg)
     least = plan.min_seconds_per_item if plan is not None else None
-    return [line for p in packs for line in rating_section(p, min_seconds=least)]
+    lines: list[str] = []
+    for p in packs:
+        lines += rating_section(p, min_seconds=least)
+        res = rating_results(p, keys=keys)
+        practice = " — PRACTICE: the pack was built from scripted runs" if res.scripted else ""
+        lines += [f"### Rating results{practice}", "", *res.lines]
+        lines += _rating_figures(res, figs)
+    return lines
+
+
+def _rating_figures(res: Any, figs: Figures | None) -> list[str]:
+    from curiosity_tui.analysis.figures import rating_svg
+
+    out: list[str] = []
+    for question, sets in res.figures:
+        stem = f"rating-{question}"
+        name = figs.draw(stem, partial(rating_svg, question, sets)) if figs else None
+        if name:
+            out += [f"![{question}: runs per arm, raw and adjudicated]({name})", ""]
+    return out
 
 
 def report_paths(out: Path) -> tuple[Path, Path]:
@@ -382,14 +415,21 @@ def report_paths(out: Path) -> tuple[Path, Path]:
 
 
 def write_report(
-    run_dir: Path, out: Path, *, registry: Registry | None = None, packs: Sequence[Path] = ()
+    run_dir: Path,
+    out: Path,
+    *,
+    registry: Registry | None = None,
+    packs: Sequence[Path] = (),
+    keys: Sequence[Path] = (),
 ) -> Path:
     md, out_dir = report_paths(out)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise InputError(f"{out_dir}: cannot create: {err.strerror or err}") from err
-    text = build_report(run_dir, registry=registry, out_dir=out_dir, stem=md.stem, packs=packs)
+    text = build_report(
+        run_dir, registry=registry, out_dir=out_dir, stem=md.stem, packs=packs, keys=keys
+    )
     text = text.rstrip("\n") + "\n\n" + markdown_footer()  # what produced it (issue 23.3)
     try:
         md.write_text(text, encoding="utf-8")

@@ -31,6 +31,24 @@ def _sampling_line(meta: dict[str, Any]) -> str:
     return "sampling: " + "; ".join(parts)
 
 
+def _tension_line(meta: dict[str, Any]) -> list[str]:
+    """The run's tension setting (issue 26) when it is not the pilot's (nothing otherwise)."""
+    raw = (meta.get("options") or {}).get("tension")
+    if not isinstance(raw, dict):
+        return []
+    parts = [f"tension: {raw.get('measure', 'as-run')}"]
+    if raw.get("weights"):
+        w = raw["weights"]
+        parts.append(
+            "weights " + ", ".join(f"{k} {w[k]:g}" for k in ("D", "H", "F", "U") if k in w)
+        )
+    if raw.get("per_candidate"):
+        parts.append("Δ per candidate (none meets ε: PRESERVE the medoid)")
+    if raw.get("service_sessions"):
+        parts.append("service sessions " + ", ".join(str(t) for t in raw["service_sessions"]))
+    return ["; ".join(parts)]
+
+
 def _server_lines(endpoint: EndpointCapabilities | None) -> list[str]:
     if endpoint is None:
         return ["server: not probed"]
@@ -93,7 +111,7 @@ def _run_lines(run: RunData) -> tuple[list[str], list[str]]:
     endpoint = (
         EndpointCapabilities.model_validate(meta["endpoint"]) if meta.get("endpoint") else None
     )
-    shared = [_sampling_line(meta), *_server_lines(endpoint)]
+    shared = [_sampling_line(meta), *_server_lines(endpoint), *_tension_line(meta)]
     prov = meta.get("provenance")
     shared.append(
         "tool: " + (Provenance.model_validate(prov).summary() if prov else "not recorded")

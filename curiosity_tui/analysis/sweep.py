@@ -9,7 +9,10 @@ Every Δ is rounded to 12 places first, as the PRESERVE decision rounds it
 (:data:`~curiosity_tui.protocol.tension.DELTA_DECIMALS`), so a Δ given unrounded (``sweep
 --deltas``) is classified as the session would have classified it. Runs under different
 contracts are never pooled (decision 234): with more than one contract the tables are per
-``config@contract`` cell, and ``--pooled`` pools configurations within each contract.
+``config@contract`` cell, and ``--pooled`` pools configurations within each contract. Nor are
+Δ values of different tension measures (issue 26, decision 530): runs that differ in it get a
+table per measure. With Δ per candidate, the value re-classified is the one PRESERVE read (the
+greatest candidate's); service sessions, which cannot PRESERVE, are left out.
 """
 
 from __future__ import annotations
@@ -104,10 +107,17 @@ def sweep_runs(
     the runs differ in contract); ``by_config=False`` pools configurations, never contracts."""
     listed = list(runs)
     split = splits_contracts(listed)
-    groups: dict[str, list[RunData]] = {}
+    base: dict[str, list[RunData]] = {}
     for r in listed:
         label = r.cell(split) if by_config else ("all" + (CELL_SEP + r.contract if split else ""))
-        groups.setdefault(label, []).append(r)
+        base.setdefault(label, []).append(r)
+    groups: dict[str, list[RunData]] = {}
+    for label, rs in base.items():
+        mixed = len({r.tension_measure for r in rs}) > 1
+        for r in rs:  # Δ of different measures are never pooled (decision 530)
+            groups.setdefault(
+                label + (f" — tension {r.tension_measure}" if mixed else ""), []
+            ).append(r)
     out: list[SweepResult] = []
     for label in sorted(groups):
         rs = groups[label]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from curiosity_tui.analysis.signature import committed_sessions
 from curiosity_tui.ledger.node_record import NodeRecord
@@ -47,35 +47,52 @@ def condition_met(node: NodeRecord) -> bool | None:
     return all(isinstance(f, dict) and f.get("status") in MET_STATUSES for f in facts)
 
 
-def _stage_for(ledger: Any, session: int, last: int) -> str | None:
-    """The snapshot stage that ends ``session`` (None = its last one)."""
-    if session != last:
-        return None
-    stage = None
-    for s, st, _ in ledger.snapshot_index():
-        if s == session and st != "curator":
-            stage = st
-    return stage
+_STATES: TypeAdapter[list[NodeState]] = TypeAdapter(list[NodeState])
+
+
+def _ends(ledger: Any, committed: list[int]) -> dict[int, int]:
+    """seq of the snapshot that ends each committed session: its last one, except that the
+    last committed session ends on its last snapshot that is not the curator's."""
+    wanted = set(committed)
+    last = committed[-1]
+    ends: dict[int, int] = {}
+    last_any: int | None = None  # a last session with only a curator's snapshot keeps that
+    for session, stage, seq in ledger.snapshot_index():
+        if session not in wanted:
+            continue
+        if session == last:
+            last_any = seq
+            if stage == "curator":
+                continue
+        ends[session] = seq
+    if last not in ends and last_any is not None:
+        ends[last] = last_any
+    return ends
 
 
 def ledger_timeline(ledger: Any) -> dict[str, list[NodeState]]:
-    """node id -> its state after each committed session it existed in, in session order."""
+    """node id -> its state after each committed session it existed in, in session order.
+
+    One pass over the snapshots (``Ledger.fold_snapshots``): reading each session's snapshot
+    on its own replayed every earlier row again, quadratic in sessions. A node's status and
+    condition are recomputed only when its record changed (a new dict in the fold)."""
     committed = committed_sessions(ledger)  # no record built (and validated) per session
     if not committed:
         return {}
-    snapped = {s for s, _, _ in ledger.snapshot_index()}
-    out: dict[str, list[NodeState]] = {}
-    for session in committed:
-        if session not in snapped:
+    ends = {seq: session for session, seq in _ends(ledger, committed).items()}
+    rows: dict[str, list[dict[str, Any]]] = {}
+    seen: dict[str, tuple[dict[str, Any], str, bool | None]] = {}
+    for _session, _stage, seq, nodes in ledger.fold_snapshots():
+        session = ends.get(seq)
+        if session is None:
             continue
-        stage = _stage_for(ledger, session, committed[-1])
-        nodes = ledger.snapshot(session, stage)
         for nid, node in nodes.items():
-            out.setdefault(str(nid), []).append(
-                NodeState(
-                    session=session,
-                    status=str(node.get("status", "open")),
-                    met=condition_met(node),
-                )
+            known = seen.get(nid)
+            if known is None or known[0] is not node:
+                known = (node, str(node.get("status", "open")), condition_met(node))
+                seen[nid] = known
+            rows.setdefault(str(nid), []).append(
+                {"session": session, "status": known[1], "met": known[2]}
             )
-    return out
+    # one validation call per node: building each state on its own cost more than the rest
+    return {nid: _STATES.validate_python(states) for nid, states in rows.items()}

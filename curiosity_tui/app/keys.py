@@ -53,6 +53,7 @@ SAME_MEANING: dict[str, str] = {
     "Clear filter": _BACK,
     "Workspace": _BACK,
     "Recompute": "Reload",
+    "Mark (moves select)": "Mark",
     "Refresh": "Reload",
     "Browse ledger": "Browse",
     "Earlier": "Earlier / previous",
@@ -128,6 +129,7 @@ def _shown(key: str) -> str:
         "right_curly_bracket": "}",
         "escape": "esc",
         "plus": "+",
+        "equals_sign": "=",
     }
     return names.get(key, key)
 

@@ -20,6 +20,7 @@ from curiosity_tui.widgets.ordered import push_when_ready
 
 if TYPE_CHECKING:
     from curiosity_tui.contract.downgrades import PendingDowngrade
+    from curiosity_tui.contract.support import SupportItem
     from curiosity_tui.ledger.ledger import Ledger
     from curiosity_tui.ledger.view import LedgerView
     from curiosity_tui.protocol.schemas import JudgeBeforeResponse
@@ -88,9 +89,19 @@ class Navigation(App[None]):
         DowngradesScreen = screens.downgrades()
         self.push_screen(DowngradesScreen(Path(path), ledger=ledger))
 
+    async def open_support(self, path: Path, *, ledger: Ledger | None = None) -> None:
+        """The support judgements of ``path``; returns once the screen has mounted, so keys
+        typed after the opening key land in it."""
+        SupportScreen = screens.support()
+        await push_when_ready(self, SupportScreen(Path(path), ledger=ledger))
+
     def open_analysis(self, paths: Sequence[Path]) -> None:
         AnalysisScreen = screens.analysis()
         self.push_screen(AnalysisScreen([Path(p) for p in paths]))
+
+    def open_compare(self, path_a: Path, path_b: Path) -> None:
+        CompareScreen = screens.compare()
+        self.push_screen(CompareScreen(Path(path_a), Path(path_b)))
 
     def open_rendering(self, view: LedgerView, session: int) -> None:
         RenderingScreen = screens.rendering()
@@ -139,6 +150,12 @@ class Navigation(App[None]):
     ) -> None:
         DecideScreen = screens.decide()
         await push_when_ready(self, DecideScreen(proposal, decision), done)
+
+    async def ask_support(
+        self, item: SupportItem, done: Callable[[tuple[str, str] | None], None]
+    ) -> None:
+        SupportJudgeScreen = screens.support_form()
+        await push_when_ready(self, SupportJudgeScreen(item), done)
 
     def close_screen(self, screen: Screen) -> None:
         """Close ``screen``; a standalone app whose only screen it is exits instead."""

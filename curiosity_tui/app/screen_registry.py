@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from curiosity_tui.screens.analysis import AnalysisScreen
     from curiosity_tui.screens.audit import AuditScreen
     from curiosity_tui.screens.browser import BrowserScreen
+    from curiosity_tui.screens.compare import CompareScreen
     from curiosity_tui.screens.curator import CuratorScreen
     from curiosity_tui.screens.decide import DecideScreen
     from curiosity_tui.screens.downgrades import DowngradesScreen
@@ -36,7 +37,10 @@ if TYPE_CHECKING:
     from curiosity_tui.screens.reason import ReasonScreen
     from curiosity_tui.screens.rendering import RenderingScreen
     from curiosity_tui.screens.search import SearchScreen
+    from curiosity_tui.screens.support import SupportScreen
+    from curiosity_tui.screens.support_form import SupportJudgeScreen
     from curiosity_tui.screens.workspace import WorkspaceScreen
+    from curiosity_tui.widgets.item_text import ItemText
     from curiosity_tui.widgets.node_tree import LedgerTree
 
 
@@ -50,6 +54,24 @@ def browser() -> type[BrowserScreen]:
     from curiosity_tui.screens.browser import BrowserScreen
 
     return BrowserScreen
+
+
+def item_text() -> type[ItemText]:
+    from curiosity_tui.widgets.item_text import ItemText
+
+    return ItemText
+
+
+def support() -> type[SupportScreen]:
+    from curiosity_tui.screens.support import SupportScreen
+
+    return SupportScreen
+
+
+def support_form() -> type[SupportJudgeScreen]:
+    from curiosity_tui.screens.support_form import SupportJudgeScreen
+
+    return SupportJudgeScreen
 
 
 def ledger_tree() -> type[LedgerTree]:
@@ -142,6 +164,12 @@ def analysis() -> type[AnalysisScreen]:
     return AnalysisScreen
 
 
+def compare() -> type[CompareScreen]:
+    from curiosity_tui.screens.compare import CompareScreen
+
+    return CompareScreen
+
+
 def help_screen() -> type[HelpScreen]:
     from curiosity_tui.screens.help import HelpScreen
 
@@ -171,6 +199,7 @@ class ScreenEntry:
 
 
 _TREE = KeyHolder("Ledger tree (browser, curator)", "tree", ledger_tree)
+_ITEM_TEXT = KeyHolder("Item text (rating: picking a quote)", "itemtext", item_text)
 
 #: every screen, in the order docs/keys.md lists them
 SCREENS: tuple[ScreenEntry, ...] = (
@@ -181,15 +210,18 @@ SCREENS: tuple[ScreenEntry, ...] = (
     ScreenEntry("audit", "Closure audit", audit, ("open_audit",)),
     ScreenEntry("downgrades", "Downgrades", downgrades, ("open_downgrades",)),
     ScreenEntry("decide", "Downgrade decision", decide, ("ask_decision",)),
+    ScreenEntry("support", "Support judgements", support, ("open_support",)),
+    ScreenEntry("judge", "Support judgement", support_form, ("ask_support",)),
     ScreenEntry("curator", "Curator between sessions", curator, ("open_curator",)),
     ScreenEntry("form", "Curator's reason form", reason, ("ask_reason",)),
     ScreenEntry("monitor", "Run monitor", monitor, ("open_home",)),
     ScreenEntry("human", "Human session", human_session, ("open_human_session",)),
     ScreenEntry("pack", "Open a pack", pack_open, ("open_pack",)),
-    ScreenEntry("rating", "Rating", rating, ("open_rating",)),
+    ScreenEntry("rating", "Rating", rating, ("open_rating",), (_ITEM_TEXT,)),
     ScreenEntry("agreement", "Agreement", agreement, ("open_agreement",)),
     ScreenEntry("adjudication", "Adjudication", adjudication, ("open_adjudication",)),
     ScreenEntry("analysis", "Analysis", analysis, ("open_analysis",)),
+    ScreenEntry("compare", "Compare two runs", compare, ("open_compare",)),
     ScreenEntry("help", "Help", help_screen, ("action_help",)),
 )
 

@@ -1,5 +1,6 @@
 """The apps that host one screen: blind rating (``curiosity-tui rate``), agreement
-(``curiosity-tui agreement --tui``), adjudication (``curiosity-tui adjudicate``) and analysis (``AnalysisApp(paths).run()``).
+(``curiosity-tui agreement --tui``), adjudication (``curiosity-tui adjudicate``), analysis (``AnalysisApp(paths).run()``) and
+comparison (``curiosity-tui compare A B --app``).
 
 Each is a thin :class:`~curiosity_tui.app.base.AppBase`: the same help, palette, keymap
 (``$CURIOSITY_TUI_KEYMAP``) and shell stylesheet as the full app. Neither the agreement app
@@ -15,7 +16,7 @@ from pathlib import Path
 from curiosity_tui.app import screen_registry as screens
 from curiosity_tui.app.base import SHELL_CSS, TABLES_CSS, AppBase, env_keymap
 
-__all__ = ["AdjudicationApp", "AgreementApp", "AnalysisApp", "RatingApp"]
+__all__ = ["AdjudicationApp", "AgreementApp", "AnalysisApp", "CompareApp", "RatingApp"]
 
 
 class RatingApp(AppBase):
@@ -105,3 +106,21 @@ class AnalysisApp(AppBase):
     def open_home(self) -> None:
         AnalysisScreen = screens.analysis()
         self.push_screen(AnalysisScreen(self.paths, self.chain))
+
+
+class CompareApp(AppBase):
+    """The comparison screen on its own: ``curiosity-tui compare A B --app`` (and tests). ``o``
+    opens a node in the ledger browser, as in the full app."""
+
+    TITLE = "curiosity-tui compare"
+    CSS_PATH = [SHELL_CSS, TABLES_CSS]
+    EXIT_WITH_LAST_SCREEN = True
+
+    def __init__(
+        self, path_a: Path | str, path_b: Path | str, *, keymap: dict[str, str] | None = None
+    ) -> None:
+        super().__init__(keymap=env_keymap(keymap))
+        self.path_a, self.path_b = Path(path_a), Path(path_b)
+
+    def open_home(self) -> None:
+        self.open_compare(self.path_a, self.path_b)

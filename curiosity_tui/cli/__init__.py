@@ -17,6 +17,7 @@ from curiosity_tui.cli import (
     analysis_cmds,
     app_cmds,
     attraction_cmds,
+    compare_cmds,
     contract_cmds,
     endpoint_cmds,
     keys_cmds,
@@ -28,6 +29,7 @@ from curiosity_tui.cli import (
     relay_cmds,
     run_cmds,
     study_cmds,
+    support_cmds,
 )
 from curiosity_tui.errors import EXIT_CODES, CuriosityError, StorageError, describe_os_error
 
@@ -44,10 +46,12 @@ COMMAND_MODULES = (
     pilot_cmds,
     plan_cmds,
     contract_cmds,
+    support_cmds,
     pack_cmds,  # also `ratings export` / `ratings import` (cli/ratings_cmds.py)
     adjudication_cmds,
     analysis_cmds,
     attraction_cmds,
+    compare_cmds,
     keys_cmds,
     provenance_cmds,
 )

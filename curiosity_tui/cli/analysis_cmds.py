@@ -154,7 +154,17 @@ def _register_verdict_sweep_report(sub: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="PACK",
-        help="add the rating study's section for this pack (GRRAS items); repeatable",
+        help="add the rating study's section for this pack (GRRAS items and, once unblinded, "
+        "the tables per arm); repeatable (default for a study folder: every pack in packs/)",
+    )
+    rp.add_argument(
+        "--key",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="a pack's key, read only after unblind opened it (default: beside the pack or "
+        "in the study's keys/); repeatable",
     )
     rp.set_defaults(handler=_report)
 
@@ -324,8 +334,10 @@ def _verdict(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     from curiosity_tui.analysis.report import write_report
+    from curiosity_tui.analysis.study import study_packs
 
-    out = write_report(args.run_dir, args.out, packs=args.pack)
+    packs = args.pack or study_packs(args.run_dir)
+    out = write_report(args.run_dir, args.out, packs=packs, keys=args.key)
     print(f"wrote {out}")
     for fig in sorted(out.parent.glob(f"{out.stem}-*.svg")):
         print(f"wrote {fig}")

@@ -10,7 +10,7 @@ from curiosity_tui.errors import InputError
 
 CONTRACT_HELP = (
     "pilot-01, pilot-02 (default) or a combination of switches, e.g. "
-    "evidence=verified,closure=binding (evidence=asserted|verified, "
+    "evidence=verified,closure=binding (evidence=asserted|verified|supported, "
     "closure=unconditional|binding|binding+downgrade)"
 )
 

@@ -40,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="curator kind (default: model for a +cur configuration, none otherwise)",
     )
+    tension_flags(new)
     new.set_defaults(handler=_new)
 
     show = lsub.add_parser("show", help="the projection, or the snapshot after session N")
@@ -78,6 +79,68 @@ def register(sub: argparse._SubParsersAction) -> None:
 # --------------------------------------------------------------------------- new
 
 
+def tension_flags(p: argparse.ArgumentParser) -> None:
+    """The run's tension setting (issue 26; docs/protocol.md "Tension settings")."""
+    g = p.add_argument_group("tension setting (default: the pilot as run)")
+    g.add_argument(
+        "--tension",
+        choices=["as-run", "pre-amendment", "four-component"],
+        default="as-run",
+        help="the measure Δ is computed by (default as-run)",
+    )
+    g.add_argument(
+        "--tension-weights",
+        metavar="D=..,H=..,F=..,U=..",
+        help="four-component's weights, summing to 1 (default a quarter each)",
+    )
+    g.add_argument(
+        "--cluster-similarity",
+        type=float,
+        default=None,
+        metavar="COS",
+        help="four-component: cosine at which two candidates are one cluster (default 0.8)",
+    )
+    g.add_argument(
+        "--per-candidate",
+        action="store_true",
+        help="Δ per candidate beside the medoid's, with the fallback (decision 533)",
+    )
+    g.add_argument(
+        "--service-sessions",
+        metavar="LIST",
+        help="sessions that are service sessions (e.g. 2,4-5): they answer, never PRESERVE",
+    )
+
+
+def tension_setting(args: argparse.Namespace) -> Any:
+    """The TensionOptions the flags ask for; one line naming the flag otherwise."""
+    from pydantic import ValidationError
+
+    from curiosity_tui.protocol.tension_options import (
+        TensionOptions,
+        parse_sessions,
+        parse_weights,
+    )
+
+    four = args.tension == "four-component"
+    if not four and (args.tension_weights or args.cluster_similarity is not None):
+        raise InputError("--tension-weights and --cluster-similarity need --tension four-component")
+    values: dict[str, Any] = {"measure": args.tension, "per_candidate": args.per_candidate}
+    if args.tension_weights:
+        values["weights"] = parse_weights(args.tension_weights, flag="--tension-weights")
+    if args.cluster_similarity is not None:
+        values["cluster_similarity"] = args.cluster_similarity
+    if args.service_sessions:
+        values["service_sessions"] = parse_sessions(
+            args.service_sessions, flag="--service-sessions"
+        )
+    try:
+        return TensionOptions.model_validate(values)
+    except ValidationError as err:
+        msg = str(err.errors()[0]["msg"]).removeprefix("Value error, ")
+        raise InputError(f"tension setting: {msg}") from None
+
+
 def _resolve_config(name: str, requested: str | None) -> tuple[str, CuratorKind]:
     """(configuration name, curator kind), validated by protocol.configs (the canonical list):
     a ``+cur`` configuration defaults to a model curator and refuses ``none``; a configuration
@@ -102,14 +165,16 @@ def _new(args: argparse.Namespace) -> int:
         if replace_unstorable(text)[1]:  # undecodable argv bytes arrive as lone surrogates
             raise InputError(f"{what} {text!r} is not valid UTF-8 text; nothing was created")
     from curiosity_tui.ledger.sampling_record import SamplingTable
+    from curiosity_tui.protocol.tension_options import with_tension
 
+    options = {"sampling": SamplingTable().resolved().model_dump(mode="json")}
     meta = RunMeta(
         name=path.name,
         seed=seed,
         config=config,
         contract=args.contract,
         curator=curator,
-        options={"sampling": SamplingTable().resolved().model_dump(mode="json")},
+        options=with_tension(options, tension_setting(args)),
     )
     with Ledger.create(path, meta) as led:
         nodes = len(led.raw_nodes())

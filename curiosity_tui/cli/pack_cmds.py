@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from curiosity_tui.packs.leakcheck import LeakReport
     from curiosity_tui.packs.model_rater import ModelRatingRun
     from curiosity_tui.packs.rating import RatingSession
+    from curiosity_tui.packs.schemes import Scheme
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -49,15 +50,21 @@ def _register_pack_build(psub: argparse._SubParsersAction) -> None:
         ),
     )
     b.add_argument("runs", nargs="+", metavar="RUN_DIR_OR_LEDGER")
-    b.add_argument("--scheme", default="pilot-01", help="pilot-01, pilot-02 or a scheme JSON file")
+    b.add_argument(
+        "--scheme",
+        default=None,
+        help="pilot-01, pilot-02, support-audit (one item per verified passage: does it "
+        "establish its requirement?) or a scheme JSON file (default: the study plan's [pack] "
+        "scheme when the runs are in a study folder, else pilot-01)",
+    )
     b.add_argument("--out", required=True, type=Path, metavar="PACKDIR")
     b.add_argument("--seed", type=int, default=None, help="shuffle seed (kept in the key only)")
     b.add_argument(
         "--sessions",
-        default="1,last",
+        default=None,
         metavar="FIRST,LATER",
-        help="the two sessions each item shows: numbers, 'first' or 'last' (default 1,last: "
-        "the first and the run's planned last session)",
+        help="the two sessions each item shows: numbers, 'first' or 'last' (default: the study "
+        "plan's [pack] sessions, else 1,last: the first and the run's planned last session)",
     )
     b.add_argument(
         "--order",
@@ -238,13 +245,99 @@ def _print_json(model: object) -> None:
     print(json.dumps(data, indent=2, ensure_ascii=False))
 
 
+def _build_support(args: argparse.Namespace, scheme: Scheme, raters: list[str]) -> int:
+    """``pack build --scheme support-audit``: one item per verified passage (decision 520)."""
+    from curiosity_tui.bounds import MAX_RATERS, check_count
+    from curiosity_tui.packs.support_pack import build_support_pack, pairs_from_runs
+
+    check_count(args.min_raters, flag="--min-raters", low=1, high=MAX_RATERS)
+    res = build_support_pack(
+        pairs_from_runs(args.runs),
+        scheme,
+        args.out,
+        seed=args.seed,
+        key_out=args.key_out,
+        expected_raters=raters,
+        min_raters=args.min_raters,
+        order=args.order,
+    )
+    summary = {
+        "pack": str(res.packdir),
+        "pack_id": res.manifest.pack_id,
+        "key": str(res.key_path),
+        "key_sha256": res.manifest.key_sha256,
+        "items": len(res.manifest.items),
+        "runs": res.n_runs,
+        "scheme": scheme.id,
+        "notes": res.notes,
+        "scripted": res.manifest.scripted,
+    }
+    if args.json:
+        _print_json(summary)
+        return 0
+    print(
+        f"built pack {res.manifest.pack_id} in {res.packdir}: {len(res.manifest.items)} "
+        f"(requirement, passage) items from {res.n_runs} run(s), scheme {scheme.id}"
+    )
+    print(
+        f"key: {res.key_path} (sha256 {res.manifest.key_sha256[:16]}…) — keep it away from raters"
+    )
+    for n in res.notes:
+        print(f"note: {n}")
+    return 0
+
+
+def _study_of(runs: list[Path]) -> Path | None:
+    """The study folder the first run lies in (or is), if any (decision 445)."""
+    from curiosity_tui.analysis.study import is_study
+
+    for p in runs[:1]:
+        for folder in [p.resolve(), *p.resolve().parents]:
+            if folder.is_dir() and is_study(folder):
+                return folder
+    return None
+
+
+def _plan_pack_defaults(args: argparse.Namespace) -> None:
+    """``--scheme`` and ``--sessions`` left unset follow the study plan's ``[pack]`` when the
+    runs are in a study folder (the pack the plan was locked to produce), else pilot-01 and
+    1,last; what was taken from the plan is said in one line."""
+    if args.scheme is not None and args.sessions is not None:
+        return
+    study = _study_of([Path(r) for r in args.runs])
+    pack = None
+    if study is not None:
+        from curiosity_tui.analysis.plan import PackPlan, PlanError, load_plan
+        from curiosity_tui.analysis.study import PLAN_FILE
+
+        try:
+            plan, _ = load_plan(study / PLAN_FILE)
+        except PlanError as err:
+            raise InputError(f"{err} (pack build reads the study plan's [pack])") from None
+        pack = plan.pack or PackPlan()
+    taken = []
+    if args.scheme is None:
+        args.scheme = pack.scheme if pack else "pilot-01"
+        if pack:
+            taken.append(f"scheme {args.scheme}")
+    if args.sessions is None:
+        args.sessions = pack.sessions if pack else "1,last"
+        if pack:
+            taken.append(f"sessions {args.sessions}")
+    if taken and study is not None:
+        print(f"{' and '.join(taken)} from {study / 'plan.toml'} [pack]")
+
+
 def _build(args: argparse.Namespace) -> int:
     from curiosity_tui.packs.build import build_pack, collect_ledgers, material_from_ledger
     from curiosity_tui.packs.schemes import load_scheme
     from curiosity_tui.packs.session_pick import parse_session_pick
 
+    _plan_pack_defaults(args)
     scheme = load_scheme(args.scheme)
     raters = [x.strip() for x in args.raters.split(",") if x.strip()]
+    if scheme.id == "support-audit":
+        return _build_support(args, scheme, raters)
     from curiosity_tui.bounds import MAX_CONTROLS, MAX_RATERS, check_count, check_permutations
     from curiosity_tui.packs.leakcheck import ALPHA
 

@@ -76,6 +76,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "DIR (its journals' replies, matched by exact request): no request reaches any model "
         "(docs/model-io.md: what is compared)",
     )
+    pr.add_argument(
+        "--curator-name",
+        default=None,
+        help="who curates the plan's human-curated arms (default: $CURIOSITY_CURATOR or $USER)",
+    )
     endpoint_flags(pr)
     call_flags(pr)
     pr.set_defaults(handler=_pilot_run)
@@ -90,18 +95,16 @@ def _specs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
     """The plan, its text and every run of it (before sharding)."""
     from curiosity_tui.analysis.prereg import load_plan, lock_metadata, require_lock
     from curiosity_tui.cli.run_cmds import pilot_options
+    from curiosity_tui.protocol.tension_options import with_tension
     from curiosity_tui.runs.runner import plan_runs
 
     plan, text = load_plan(args.plan)
     entry = None if args.unregistered else require_lock(args.out, plan_text=text)
+    options = pilot_options(lock_metadata(entry), args, plan.sessions, plan.sampling)
+    if plan.support_judge:  # the model judge of support the runs admit (decision 520)
+        options["support_judge"] = plan.support_judge
     if plan.arms:
-        return (
-            plan,
-            text,
-            _arm_specs(
-                plan, args, pilot_options(lock_metadata(entry), args, plan.sessions, plan.sampling)
-            ),
-        )
+        return plan, text, _arm_specs(plan, args, options)
     specs = plan_runs(
         seed=plan.seed_question,
         configurations=list(plan.configurations),
@@ -114,7 +117,7 @@ def _specs(args: argparse.Namespace) -> tuple[Any, str, list[Any]]:
         curator_budget=plan.budgets.curator_completion_tokens
         or plan.budgets.session_completion_tokens,
         unregistered=args.unregistered,
-        options=pilot_options(lock_metadata(entry), args, plan.sessions, plan.sampling),
+        options=with_tension(options, plan.tension_for(None)),
     )
     return plan, text, specs
 
@@ -123,6 +126,7 @@ def _arm_specs(plan: Any, args: argparse.Namespace, options: dict[str, Any]) -> 
     """Every run of a plan with arms (decision 241): per entry of ``configurations``, its
     configuration with the arm's contract, open layer, queue and seed; run names and the
     ``arm`` option carry the arm's name (its group in metrics and the verdict)."""
+    from curiosity_tui.protocol.tension_options import with_tension
     from curiosity_tui.runs.runner import RunSpec, plan_runs
 
     specs: list[Any] = []
@@ -137,11 +141,12 @@ def _arm_specs(plan: Any, args: argparse.Namespace, options: dict[str, Any]) -> 
             model=plan.model,
             open_layer=arm.open_layer or "compulsory",
             no_reselect=bool(arm.no_reselect),
+            curator=arm.curator or "model",
             session_budget=plan.budgets.session_completion_tokens,
             curator_budget=plan.budgets.curator_completion_tokens
             or plan.budgets.session_completion_tokens,
             unregistered=args.unregistered,
-            options={**options, "arm": entry},
+            options=with_tension({**options, "arm": entry}, plan.tension_for(entry)),
         ):
             name = entry + spec.name[len(arm.config) :]
             specs.append(RunSpec(name, spec.meta.model_copy(update={"name": name})))
@@ -164,7 +169,14 @@ def _pilot_run(args: argparse.Namespace) -> int:
     if not specs:
         print(f"shard {shard.label}: no runs (the plan has {len(all_specs)})")
         return 0
-    workers = default_workers(len(specs), _cores()) if args.workers is None else args.workers
+    from curiosity_tui.cli.pilot_human import attended, check_curator, host_attended, unattended
+
+    people = attended(specs)  # a human curator: hosted in the app after the unattended runs
+    curator = check_curator(plan, people, args) if people else ""
+    if people and args.replay_from is not None:
+        raise InputError("--replay-from replays model calls: not a plan with a human-curated arm")
+    machine = unattended(specs)
+    workers = default_workers(len(machine), _cores()) if args.workers is None else args.workers
     manifest = new_manifest(
         hashlib.sha256(text.encode("utf-8")).hexdigest(),
         shard,
@@ -181,14 +193,19 @@ def _pilot_run(args: argparse.Namespace) -> int:
     if args.replay_from is not None:
         results = _replay(args, plan, specs, start)
     else:
-        results = _execute(args, plan, specs, workers, start)
+        results = _execute(args, plan, machine, workers, start)
+        _finish_manifest(args.out, manifest, results, plan.sessions)
+        results += host_attended(args, plan, people, curator)
     _finish_manifest(args.out, manifest, results, plan.sessions)
     failed = [(r.ledger, r.failed[0]) for r in results if r.failed]
     for name, (t, reason) in failed:
         print(f"{name}: stopped at session {t}: {reason}", file=sys.stderr)
     where = f"{args.out}" + ("" if shard.count == 1 else f" (shard {shard.label})")
-    print(f"{len(results) - len(failed)} of {len(results)} runs complete in {where}")
-    return 1 if failed else 0
+    complete = sum(1 for r in results if not r.failed and r.sessions_done >= plan.sessions)
+    print(f"{complete} of {len(specs)} runs complete in {where}")
+    if complete < len(specs) and not failed:
+        print(f"the rest wait for a curator: pilot run {args.plan} --out {args.out} resumes them")
+    return 0 if complete == len(specs) else 1
 
 
 def _finish_manifest(out: Path, manifest: Any, results: list[Any], sessions: int) -> None:

@@ -5,7 +5,13 @@
     whether later session inputs (the saved renderings and call inputs) still carried them;
 (c) ``closed_over_unmet``: closures while a required fact stood not satisfied — marked
     ``not_satisfied`` or never checked (``unchecked``); satisfied and waived ones are met;
-(d) ``closed_without_verified_evidence``: closures of nodes with facts but no verified evidence.
+(d) ``closed_without_verified_evidence``: closures of nodes with facts but no verified evidence;
+(e) ``verified_not_supporting``: a judge said a verified passage does not (``no``) or only
+    partly establishes its requirement (decision 520), whoever judged;
+(f) ``verified_support_unjudged``: verified evidence no judge the run admits has judged (under
+    ``evidence=verified`` or ``asserted``: none at all). Reported under ``evidence=supported``
+    and in any ledger holding a support judgement, so audits of ledgers from before the
+    judgements are as they were.
 
 The audit replays the journal event by event, so every finding is placed at the seq where the
 state that makes it a finding held.
@@ -25,6 +31,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
+from curiosity_tui.contract.support import verified_items
 from curiosity_tui.contract_switches import ContractSwitches, switches_of
 from curiosity_tui.ledger import journal as jr
 from curiosity_tui.ledger.events import FoldState, fold_event
@@ -36,6 +43,8 @@ FindingKind = Literal[
     "retired_after_unverified",
     "closed_over_unmet",
     "closed_without_verified_evidence",
+    "verified_not_supporting",
+    "verified_support_unjudged",
 ]
 
 
@@ -101,6 +110,10 @@ def audit(led: Ledger) -> AuditReport:
         fold_event(a.st, ev)
         if ev["kind"] == "dependency_checked":
             _note_check(a, ev)
+        elif ev["kind"] in ("evidence_verified", "support_judged"):
+            _support_findings(a, ev)
+    if a.judged or a.switches.evidence == "supported":
+        _unjudged_findings(a)
     a.findings.sort(key=lambda f: (f.seqs[-1], f.kind))
     return AuditReport(ledger=str(led.path), contract=led.meta.contract, findings=a.findings)
 
@@ -117,6 +130,10 @@ class _Audit:
     flagged: dict[tuple[str, str], tuple[int, int, str]] = field(default_factory=dict)
     #: (node, req) -> (seq, session) of its latest not_satisfied check
     not_sat_seq: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)
+    #: (node, evidence id) -> (seq, session) of its match check (evidence_verified)
+    verified_at: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)
+    #: the journal holds a support judgement
+    judged: bool = False
 
 
 def _is_closing(st: FoldState, ev: dict[str, Any]) -> bool:
@@ -220,7 +237,7 @@ def _note_check(a: _Audit, ev: dict[str, Any]) -> None:
         return
     req = next(r for r in requirements(n) if r["id"] == d["requirement"])
     a.flagged[key] = (seq, session, req["text"])
-    verified = a.switches.evidence == "verified"
+    verified = a.switches.evidence != "asserted"
     a.findings.append(
         Finding(
             kind="unverified_satisfied",
@@ -230,10 +247,67 @@ def _note_check(a: _Audit, ev: dict[str, Any]) -> None:
             sessions=[session],
             detail=f"marked satisfied on: {_short(d['evidence_text'])!r}"
             + (" (evidence only proposed)" if rec is not None else " (no evidence record)")
-            + _forbidden(verified, "evidence", "verified"),
+            + _forbidden(verified, "evidence", a.switches.evidence),
             breach=verified,
         )
     )
+
+
+def _support_findings(a: _Audit, ev: dict[str, Any]) -> None:
+    """(e) a verified passage judged not (or only partly) to establish its requirement."""
+    node, d, seq, session = ev["node"], ev["data"], ev["seq"], ev["session"]
+    if ev["kind"] == "evidence_verified":
+        a.verified_at[(node, d["evidence_id"])] = (seq, session)
+        return
+    a.judged = True
+    if d["verdict"] == "yes":
+        return
+    vseq, vsession = a.verified_at.get((node, d["evidence_id"]), (seq, session))
+    rec = next(e for e in a.st.nodes[node]["evidence"] if e["id"] == d["evidence_id"])
+    how = "does not establish" if d["verdict"] == "no" else "only partly establishes"
+    stands = f"; {d['requirement']} stands {d['result']}"
+    a.findings.append(
+        Finding(
+            kind="verified_not_supporting",
+            node=node,
+            requirement=d["requirement"],
+            seqs=sorted({vseq, seq}),
+            sessions=sorted({vsession, session}),
+            detail=f"{d['evidence_id']} ({_short(rec['passage'], 80)!r}) verified at seq {vseq}; "
+            f"{d['by']} judged at seq {seq} that it {how} {d['requirement']}: "
+            f"{_short(d['grounds'], 80)}"
+            + stands
+            + ("" if d["admitted"] else " (judgement not admitted by the run's contract)"),
+        )
+    )
+
+
+def _unjudged_findings(a: _Audit) -> None:
+    """(f) verified evidence of a requirement still in force that no admitted judge (under
+    evidence=supported; under the others, no judge) has judged."""
+    supported = a.switches.evidence == "supported"
+    for item in verified_items(a.st.nodes):
+        counted = [j for j in item.judgements if j.get("admitted") or not supported]
+        if counted:
+            continue
+        vseq, vsession = a.verified_at.get((item.node, item.evidence_id), (0, item.session))
+        others = (
+            f"; not admitted: {', '.join(j['by'] for j in item.judgements)}"
+            if item.judgements
+            else ""
+        )
+        a.findings.append(
+            Finding(
+                kind="verified_support_unjudged",
+                node=item.node,
+                requirement=item.requirement,
+                seqs=[vseq],
+                sessions=[vsession],
+                detail=f"{item.evidence_id} ({_short(item.passage, 80)!r}) verified at seq {vseq} "
+                f"for {item.requirement} ({_short(item.requirement_text, 60)}), "
+                f"{item.requirement_status}; support not judged{others}",
+            )
+        )
 
 
 def _forbidden(breach: bool, switch: str, value: str) -> str:

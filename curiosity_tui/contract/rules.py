@@ -5,7 +5,10 @@ A contract is two switches (:mod:`curiosity_tui.contract_switches`) and how chec
 - ``evidence`` (rule 1): ``asserted`` — a check sets the requirement to what the checker claims,
   on its own statement; ``verified`` — a requirement moves to ``satisfied`` only with a
   *verified* evidence record (unverified evidence is stored ``proposed`` and leaves the status
-  unchanged).
+  unchanged); ``supported`` — as verified, and the check itself leaves the status unchanged:
+  the requirement moves to ``satisfied`` only when a judge the run admits (a human, or the
+  model judge the plan names) says the verified passage establishes it (``contract/support.py``,
+  decision 520).
 - ``closure`` (rule 2): ``unconditional`` — ANSWER closes the focus (the unmet requirements are
   recorded on the close event, nothing more); ``binding`` — a node whose required facts are not
   all satisfied or waived cannot close, the attempt is recorded as ``closure_blocked``;
@@ -70,8 +73,14 @@ class Contract:
 
     @property
     def evidence_required(self) -> bool:
-        """Rule 1 (evidence=verified): satisfied needs verified evidence."""
-        return self.switches.evidence == "verified"
+        """Rule 1 (evidence=verified or supported): satisfied needs verified evidence."""
+        return self.switches.evidence != "asserted"
+
+    @property
+    def support_required(self) -> bool:
+        """Rule 1 under evidence=supported: satisfied needs a judge's "yes" on verified
+        evidence; a check alone never satisfies."""
+        return self.switches.evidence == "supported"
 
     @property
     def closure_bound(self) -> bool:
@@ -89,6 +98,8 @@ class Contract:
             return "waived"
         if claimed == "not_satisfied":
             return "not_satisfied"
+        if self.support_required:
+            return current  # satisfied only by a support judgement (contract/support.py)
         if not self.evidence_required or evidence_verified:
             return "satisfied"
         return current  # unverified: stored as proposed, status unchanged
@@ -122,6 +133,6 @@ def _contract(canon: str) -> Contract:
         return CONTRACTS[canon]
     sw = switches_of(canon)
     instruction = (
-        CHECKER_INSTRUCTION_PILOT02 if sw.evidence == "verified" else CHECKER_INSTRUCTION_ASSERTED
+        CHECKER_INSTRUCTION_ASSERTED if sw.evidence == "asserted" else CHECKER_INSTRUCTION_PILOT02
     )
     return Contract(canon, sw, False, instruction)

@@ -22,6 +22,7 @@ from curiosity_tui.ledger.models import (
     RunMeta,
     SessionRecord,
     Source,
+    SupportVerdict,
 )
 
 
@@ -79,6 +80,22 @@ class DependencyChecked(_Data):
 
 class EvidenceAdded(EvidenceRecord):
     pass
+
+
+class SupportJudged(_Data):
+    """A judge said whether verified evidence ``evidence_id`` establishes ``requirement``
+    (decision 520); ``result`` is the requirement's status afterwards (the domain decides it
+    from the run's contract; the fold only applies it)."""
+
+    evidence_id: str
+    requirement: str
+    verdict: SupportVerdict
+    grounds: str
+    #: ``human:<name>`` or ``model:<model name>``
+    by: str
+    admitted: bool
+    result: RequirementStatus
+    at: str = ""
 
 
 class EvidenceVerified(_Data):

@@ -102,6 +102,7 @@ from curiosity_tui.ledger.event_data import (
 from curiosity_tui.ledger.event_data import (
     StatusChanged as StatusChanged,
 )
+from curiosity_tui.ledger.event_data import SupportJudged as SupportJudged
 from curiosity_tui.ledger.event_data import (  # re-exported: the events' data models
     _Data as _Data,
 )
@@ -113,6 +114,7 @@ from curiosity_tui.ledger.node_record import (
     NodeRecord,
     RequirementEntry,
 )
+from curiosity_tui.ledger.support_fold import fold_support
 
 # --------------------------------------------------------------------------- state
 
@@ -345,6 +347,11 @@ def _evidence_verified(
             e["reason"] = ""
             return
     raise CorruptLedgerError(f"event seq {seq}: unknown evidence {d['evidence_id']!r}", seq=seq)
+
+
+@_kind("support_judged", SupportJudged, "A judge said whether verified evidence establishes its requirement (decision 520); `result` is the requirement's status afterwards.")  # fmt: skip
+def _support(st: FoldState, seq: int, session: int, node: str | None, actor: str, d: Data) -> None:
+    fold_support(st.node(node, seq), d, seq, session)
 
 
 @_kind(
@@ -614,6 +621,7 @@ FOLD_FIELDS: dict[str, frozenset[str]] = {
     "dependency_checked": frozenset({"return_condition", "checks"}),
     "evidence_added": frozenset({"evidence"}),
     "evidence_verified": frozenset({"evidence"}),
+    "support_judged": frozenset({"evidence", "return_condition"}),
     "candidate_preserved": frozenset({"preserved"}),
     "node_answered": frozenset(),
     "node_closed": frozenset({"status"}),

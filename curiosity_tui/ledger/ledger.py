@@ -593,6 +593,15 @@ class Ledger:
             nodes.update(r["changed"])
         return nodes
 
+    def fold_snapshots(self) -> Iterator[tuple[int, str, int, dict[str, dict[str, Any]]]]:
+        """Every snapshot in seq order as ``(session, stage, seq, nodes)``, in one pass: each
+        state is the one before with the row's changed nodes (what :meth:`snapshot` rebuilds
+        for one). ``nodes`` is one dict updated in place: copy what outlives the step."""
+        nodes: dict[str, dict[str, Any]] = {}
+        for r in self._snapshot_rows():
+            nodes.update(r["changed"])
+            yield r["session"], r["stage"], r["seq"], nodes
+
     def rendering(self, session: int) -> str:
         """The rendering session ``session`` received (its saved input, verbatim) or, for a session
         not yet run, the rendering it would receive from the current state."""

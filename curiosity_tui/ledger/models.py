@@ -28,6 +28,7 @@ from curiosity_tui.ledger.endpoint_record import EndpointCapabilities, ServerCha
 from curiosity_tui.ledger.node_record import NodeStatus as NodeStatus
 from curiosity_tui.ledger.node_record import RequirementStatus as RequirementStatus
 from curiosity_tui.ledger.sampling_record import CallSampling
+from curiosity_tui.ledger.tension_record import CandidateDelta, DecisionBasis
 from curiosity_tui.provenance import Provenance
 
 
@@ -63,6 +64,22 @@ class MatchCheck(_Record):
     checked_at: str
 
 
+SupportVerdict = Literal["yes", "no", "partly"]
+
+
+class SupportJudgement(_Record):
+    """Does a verified passage establish its requirement? One judge's answer (decision 520):
+    ``by`` is ``human:<name>`` or ``model:<model name>``, never pooled."""
+
+    verdict: SupportVerdict
+    grounds: str
+    by: str
+    session: int
+    #: the run's contract let this judge's verdict move the requirement (evidence=supported)
+    admitted: bool = False
+    ts: str = ""
+
+
 class EvidenceRecord(_Record):
     id: str
     requirement: str
@@ -72,6 +89,16 @@ class EvidenceRecord(_Record):
     status: Literal["proposed", "verified"] = "proposed"
     match: MatchCheck | None = None
     reason: str = ""  # why it stayed proposed, when it did
+    #: support judgements (``support_judged`` events); left out of the dump while empty, so
+    #: evidence records (and state hashes) of ledgers without judgements are as they were
+    support: list[SupportJudgement] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _omit_no_support(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if out.get("support") == []:
+            del out["support"]
+        return out
 
 
 class DowngradeDecision(_Record):
@@ -283,6 +310,38 @@ class TensionTerms(_Record):
     candidates: list[str]
     similarities: list[list[float]]
     embedder: str
+    # Issue 26 (a non-default tension setting only; left out of the dump while unset, so a
+    # record of the pilot as run serialises as before): the measure, its after-side terms.
+    measure: str | None = None
+    D_after: float | None = None  # pre-amendment: over follow-ups; four-component: standing
+    follow_ups: list[str] | None = None  # pre-amendment: the re-listing judge's questions
+    H_before: float | None = None  # four-component: entropy over semantic clusters
+    H_after: float | None = None
+    clusters: list[int] | None = None  # four-component: each candidate's cluster label
+    cluster_similarity: float | None = None
+    weights: dict[str, float] | None = None  # four-component: w_D, w_H, w_F, w_U
+    per_candidate: list[CandidateDelta] | None = None  # Δ per candidate (decision 533)
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        for name in _TENSION_OPTIONAL:
+            if out.get(name, 0) is None:
+                del out[name]
+        return out
+
+
+_TENSION_OPTIONAL = (
+    "measure",
+    "D_after",
+    "follow_ups",
+    "H_before",
+    "H_after",
+    "clusters",
+    "cluster_similarity",
+    "weights",
+    "per_candidate",
+)
 
 
 class SessionClosure(_Record):
@@ -311,6 +370,7 @@ _OMIT_WHEN_UNSET: dict[str, Any] = {
     "closure": None,
     "mind": None,
     "provenance": None,
+    "decided": None,
 }
 
 
@@ -349,6 +409,9 @@ class SessionRecord(_Record):
     mind: Mind | None = None  # who took the session (relay runs; unset before issue 15)
     #: what ran the session, when it differs from what created the ledger (issue 23.3)
     provenance: Provenance | None = None
+    #: how the decision was reached under a non-default tension setting (issue 26: measure,
+    #: session kind, the Δ rule's own verdict, the fallback); unset for the pilot as run
+    decided: DecisionBasis | None = None
 
     @model_serializer(mode="wrap")
     def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:

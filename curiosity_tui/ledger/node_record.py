@@ -69,6 +69,17 @@ class MatchEntry(TypedDict):
     checked_at: str
 
 
+class SupportEntry(TypedDict):
+    """A judge's verdict on a verified passage (``support_judged``, decision 520)."""
+
+    verdict: str  # yes, no or partly
+    grounds: str
+    by: str  # human:<name> or model:<model name>
+    session: int
+    admitted: bool
+    ts: str
+
+
 class EvidenceEntry(TypedDict):
     """An evidence record (``evidence_added``; ``evidence_verified`` marks it verified)."""
 
@@ -80,6 +91,8 @@ class EvidenceEntry(TypedDict):
     status: Literal["proposed", "verified"]
     match: MatchEntry | None
     reason: str  # why it stayed proposed, when it did
+    #: support judgements, in order; the key is written by the first (decision 520)
+    support: NotRequired[list[SupportEntry]]
 
 
 class PreservedEntry(TypedDict):
@@ -175,6 +188,7 @@ __all__ = [
     "RequirementEntry",
     "RequirementStatus",
     "ReturnConditionEntry",
+    "SupportEntry",
     "is_live",
     "last_touch",
     "pulse",

@@ -32,6 +32,7 @@ _KIND_GROUP = {
     "judge-before": "judge",
     "judge-after": "judge",
     "checker": "checker",
+    "support-judge": "checker",  # a measurement, like the checker (decision 520)
     "deliverable": "deliverable",
     "answer": "deliverable",
     "self-ask": "deliverable",

@@ -16,6 +16,9 @@ import re
 import threading
 from typing import Any
 
+from curiosity_tui.offline.support_verdict import scripted_verdict
+from curiosity_tui.protocol.prompts import RELIST_INSTRUCTION
+
 SCRIPTED_LABEL = "[scripted demo reply]"
 
 _TOPICS = [
@@ -136,6 +139,14 @@ class DemoResponder:
         }
 
     def _judge_after(self, s: int, text: str, body: dict[str, Any]) -> dict[str, Any]:
+        if RELIST_INSTRUCTION in text:  # tension = "pre-amendment": listed anew (issue 26)
+            listed = self._judge_before(s, text, body)
+            return {
+                **listed,
+                "follow_ups": [
+                    f"{self.tag}What follows for {_TOPICS[(s + i) % len(_TOPICS)]}?" for i in (2, 7)
+                ],
+            }
         f_ids = re.findall(r"^(F\d+): ", text, flags=re.M)
         d_ids = re.findall(r"^(D\d+): ", text, flags=re.M)
         preserve = s in self.preserve_sessions
@@ -227,6 +238,9 @@ class DemoResponder:
             "checks": checks,
             "downgrade_proposals": [],
         }
+
+    def _support_judge(self, s: int, text: str, body: dict[str, Any]) -> dict[str, str]:
+        return scripted_verdict(text, self.tag)
 
     def _curator(self, s: int, text: str, body: dict[str, Any]) -> dict[str, Any]:
         ids = _ids(text)

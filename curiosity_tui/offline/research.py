@@ -7,7 +7,13 @@ example source, the others by none). Every draw comes from a random stream seede
 (``X-Curiosity-Run``), the session and the call kind, so:
 
 - the same run replayed gives the same replies (deterministic);
-- two runs of one configuration differ in content, counts and Δ, as real runs do.
+- two runs of one configuration differ in content, counts and Δ, as real runs do;
+- every arm with a store is the same model: self-ask and the protocol's deliverable raise
+  1-3 questions, attach 0-2 facts and write 1-2 remarks (an opening and 2-3 claims on a
+  node's topic) a session, drawn alike; under the protocol the open layer takes the first
+  question(s) and, when the session answers, the answer is the remark on the focus. The arms
+  differ only in what the protocol does with the replies, not in how much the model writes
+  (issue 25, item 7; decision 510).
 
 The replies carry no "scripted" label: the label lives in the run metadata
 (``options.scripted``), the app's header and the pack manifest, so a rater practising on the
@@ -29,6 +35,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from curiosity_tui.offline.demo import _focus, _ids, _required, _user_text
+from curiosity_tui.offline.support_verdict import parse_request, scripted_verdict
+from curiosity_tui.protocol.prompts import RELIST_INSTRUCTION
 
 BANK_FILE = "reformation.json"
 
@@ -64,7 +72,6 @@ class Bank(BaseModel):
     topics: list[Topic]
     actions: list[str]
     closure_tests: list[str]
-    work_notes: list[str]
     status_open: list[str]
     status_answered: list[str]
     curator_reasons: list[str]
@@ -99,6 +106,13 @@ def stream(run: str, session: int, kind: str, extra: str = "") -> random.Random:
     return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
 
 
+#: the share of sessions (either arm with a store) that also try to close an existing node
+CLOSE_SHARE = 0.15
+CLOSE_NOTE = "Answered by the facts on file."
+#: how many remarks a session writes (either arm with a store): 1 or 2. The protocol arm's
+#: answer, when it answers, is one of them: the same amount of prose in every arm, the
+#: protocol deciding only what it is about (issue 25, item 7; decision 510)
+REMARKS = (1, 2)
 #: the share of deliverables that propose a downgrade when the focus has requirements in force
 DOWNGRADE_SHARE = 0.4
 DOWNGRADE_GROUNDS = (
@@ -126,6 +140,12 @@ def focus_requirements(text: str, focus: str) -> dict[str, str]:
             flags=re.M,
         )
     )
+
+
+def _question_of(text: str, node: str) -> str:
+    """The question of ``node`` in a rendering ("" when the rendering does not show it)."""
+    m = re.search(rf"^\[\d+\] {re.escape(node)} \|.*\n\s+question: (.+)$", text, flags=re.M)
+    return m.group(1) if m else ""
 
 
 def _question_line(text: str) -> str:
@@ -164,15 +184,22 @@ class ResearchResponder:
             return None
         s = session or 0
         text = _user_text(body)
-        return handler(stream(self.voice + run, s, kind, self._nth(run, s, kind, text)), text)
+        seed = body.get("seed")
+        draw = self._nth(run, s, text, seed if isinstance(seed, int) else None)
+        return handler(stream(self.voice + run, s, kind, draw), text)
 
-    def _nth(self, run: str, s: int, kind: str, text: str) -> str:
-        """Repeated identical requests (the three candidates) draw the 1st, 2nd, 3rd stream."""
+    def _nth(self, run: str, s: int, text: str, seed: int | None) -> str:
+        """Repeated identical requests (the three candidates) draw different streams: by the
+        call's sampling seed when the request carries one (the runner derives it from the
+        run, session and draw, so the three candidates draw the same three streams whatever
+        order they arrive in: a pilot replays the same under any load), else the 1st, 2nd,
+        3rd stream in arrival order."""
         digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+        key = digest if seed is None else f"{digest}:seed{seed}"
         with self._lock:
-            n = self._seen.get((run, s, digest), 0)
-            self._seen[(run, s, digest)] = n + 1
-        return f"{digest}:{n}"
+            n = self._seen.get((run, s, key), 0)
+            self._seen[(run, s, key)] = n + 1
+        return f"{key}:{n}"
 
     # -- pieces ---------------------------------------------------------------
     def _questions(self, rng: random.Random, lo: int, hi: int) -> list[str]:
@@ -198,11 +225,24 @@ class ResearchResponder:
             for f in _sample(rng, pool, lo, hi)
         ]
 
-    def _work(self, rng: random.Random, nodes: list[str], lo: int, hi: int) -> list[dict[str, Any]]:
-        return [
-            {"node": n, "action": "work", "note": rng.choice(self.bank.work_notes)}
-            for n in _sample(rng, nodes, lo, hi)
+    def _remark(self, rng: random.Random, text: str, node: str) -> str:
+        """What a session writes about a node it worked on, in every arm: an opening and 2-3
+        claims on the node's topic (the protocol arm's answer to its focus is one of these)."""
+        return self._claims(rng, _question_of(text, node), 2, 3)
+
+    def _actions(
+        self, rng: random.Random, text: str, nodes: list[str], k: int
+    ) -> list[dict[str, Any]]:
+        """Voluntary actions, drawn alike in every arm that has a store: ``k`` worked nodes,
+        each with a remark, and now and then a closure (what a closure attempt does is the
+        protocol's business, not the model's)."""
+        actions: list[dict[str, Any]] = [
+            {"node": n, "action": "work", "note": self._remark(rng, text, n)}
+            for n in rng.sample(nodes, min(k, len(nodes)))
         ]
+        if nodes and rng.random() < CLOSE_SHARE:
+            actions.append({"node": rng.choice(nodes), "action": "close", "note": CLOSE_NOTE})
+        return actions
 
     # -- free text ------------------------------------------------------------
     def _answer(self, rng: random.Random, text: str) -> str:
@@ -223,7 +263,7 @@ class ResearchResponder:
                 for q in questions
             ],
             "facts": self._facts(rng, ids, 0, 2),
-            "actions": self._work(rng, ids, 0, 2),
+            "actions": self._actions(rng, text, ids, rng.randint(*REMARKS)),
         }
 
     def _judge_before(self, rng: random.Random, text: str) -> dict[str, Any]:
@@ -234,6 +274,8 @@ class ResearchResponder:
         }
 
     def _judge_after(self, rng: random.Random, text: str) -> dict[str, Any]:
+        if RELIST_INSTRUCTION in text:  # tension = "pre-amendment": listed anew (issue 26)
+            return {**self._judge_before(rng, text), "follow_ups": self._questions(rng, 1, 3)}
         f_ids = re.findall(r"^(F\d+): ", text, flags=re.M)
         d_ids = re.findall(r"^(D\d+): ", text, flags=re.M)
         if rng.random() < self.preserve_share:  # the answer settles much: Δ well below −ε
@@ -280,6 +322,18 @@ class ResearchResponder:
             "passage": None,
         }
 
+    def _support_judge(self, rng: random.Random, text: str) -> dict[str, str]:
+        """The bank's own passage for a requirement is a yes; else the word rule, with a
+        yes drawn down to partly now and then (deterministic per run and request)."""
+        requirement, passage = parse_request(text)
+        req = self.bank.requirement(requirement)
+        if req is not None and req.evidence and req.evidence in passage:
+            return {"verdict": "yes", "grounds": "The passage states the required fact."}
+        reply = scripted_verdict(text)
+        if reply["verdict"] == "yes" and rng.random() < 0.2:
+            reply["verdict"] = "partly"
+        return reply
+
     def _return_condition(self, rng: random.Random, focus_text: str) -> dict[str, Any]:
         topic = self.bank.topic_for(focus_text, rng)
         reqs = [r.text for r in topic.requirements]
@@ -314,28 +368,26 @@ class ResearchResponder:
         focus_text = m.group(1) if m else ""
         others = [i for i in _ids(text) if i != focus]
         preserve = "Decision: <PRESERVE>" in text
-        actions = self._work(rng, others, 0, 2)
-        if others and rng.random() < 0.15:
-            actions.append(
-                {
-                    "node": rng.choice(others),
-                    "action": "close",
-                    "note": "Answered by the facts on file.",
-                }
-            )
+        remarks = rng.randint(*REMARKS)
+        answer = None if preserve else self._remark(rng, text, focus)
+        if answer is None:  # every remark on a worked node, the focus among them
+            actions = self._actions(rng, text, [focus, *others], remarks)
+        else:  # the answer is the remark on the focus
+            actions = self._actions(rng, text, others, remarks - 1)
         statuses = self.bank.status_open if preserve else self.bank.status_answered
+        # as many questions as self-ask raises (1-3): the open layer takes the first (at
+        # least one), the rest are new questions beyond it (issue 25, item 7)
+        questions = self._questions(rng, 1, 3)
+        n_living = rng.randint(1, len(questions))
         return {
-            "answer": None if preserve else self._claims(rng, focus_text, 2, 3),
+            "answer": answer,
             "actions": actions,
             "new_questions": [
-                {"text": q, "parent": rng.choice([focus, *others])}
-                for q in self._questions(rng, 0, 2)
+                {"text": q, "parent": rng.choice([focus, *others])} for q in questions[n_living:]
             ],
             "open_layer": {
                 "node_status": rng.choice(statuses).format(focus=focus),
-                "living_questions": [
-                    {"text": q, "parent": focus} for q in self._questions(rng, 1, 3)
-                ],
+                "living_questions": [{"text": q, "parent": focus} for q in questions[:n_living]],
                 "return_condition": self._return_condition(rng, focus_text) if preserve else None,
             },
             "facts": self._facts(rng, [focus, *others], 0, 2),

@@ -59,7 +59,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from curiosity_tui.errors import InputError
-from curiosity_tui.protocol.reply_shapes import WIRE_MODEL_OF_KIND, to_wire
+from curiosity_tui.protocol.reply_shapes import OTHER_WIRE_MODELS, WIRE_MODEL_OF_KIND, to_wire
 
 Fault = Literal[
     "http_408",
@@ -236,7 +236,9 @@ def _shaped(kind: str, body: dict[str, Any], reply: Any) -> Any:
     """A reply scripted in the stored shape, in the wire shape the request asks for (issue 27):
     where the request's schema (in any response format) is the kind's wire model."""
     name = WIRE_MODEL_OF_KIND.get(kind)
-    if name is None or name not in json.dumps(body, ensure_ascii=False):
+    sent = json.dumps(body, ensure_ascii=False)
+    names = (name, *OTHER_WIRE_MODELS.get(kind, ())) if name else ()
+    if not any(n in sent for n in names):
         return reply
     return to_wire(kind, reply)
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from curiosity_tui.analysis.rundata import RunData, RunNode
-from curiosity_tui.ledger.models import CallRecord, SessionCounts, SessionRecord
+from curiosity_tui.analysis.rundata import RunCall, RunCounts, RunData, RunNode, RunSession
 
 
 def structural_run(
@@ -73,7 +72,7 @@ def random_run(
 ) -> RunData:
     """A random but well-formed run: a growing tree, touches, decisions, calls."""
     nodes: dict[str, RunNode] = {"q1": RunNode(id="q1", text="seed", created=0)}
-    recs: list[SessionRecord] = []
+    recs: list[RunSession] = []
     for s in range(1, sessions + 1):
         ids = list(nodes)
         raised: list[str] = []
@@ -98,19 +97,17 @@ def random_run(
             nodes[ids[-1]].status = "closed"
         delta = float(rng.normal(-0.2, 0.1))
         recs.append(
-            SessionRecord(
+            RunSession(
                 session=s,
                 focus=focus,
                 decision="PRESERVE" if delta < -0.15 else "ANSWER",
                 delta=delta,
                 epsilon=0.15,
-                counts=SessionCounts(
-                    voluntary_actions=vol, dependency_checks=int(rng.integers(0, 3))
-                ),
+                counts=RunCounts(voluntary_actions=vol, dependency_checks=int(rng.integers(0, 3))),
                 questions=raised,
                 calls=[
-                    CallRecord(kind="candidate", internal=True, completion_tokens=250),
-                    CallRecord(kind="final", internal=False, completion_tokens=1100),
+                    RunCall(kind="candidate", internal=True, completion_tokens=250),
+                    RunCall(kind="final", internal=False, completion_tokens=1100),
                 ],
             )
         )

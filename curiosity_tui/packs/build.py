@@ -203,6 +203,8 @@ class RunMaterial:
     sources: list[tuple[str, str]] = field(default_factory=list)  # (title, text)
     scripted: bool = False  # the run's metadata says its replies came from the scripted server
     sessions: tuple[int, int] = (1, 5)  # the two sessions the item shows
+    #: ``C+cur(human)`` for a human-curated run (decision 560): unblinding keeps it apart
+    group: str | None = None
 
 
 class _LedgerLike(Protocol):  # pragma: no cover - typing aid
@@ -250,9 +252,15 @@ def material_from_ledger(path: str | Path, *, sessions: SessionPick = DEFAULT_PI
             sources=sources,
             scripted=bool(meta.options.get("scripted")),
             sessions=(first, later),
+            group=human_group(meta.config) if meta.curator == "human" else None,
         )
     finally:
         led.close()
+
+
+def human_group(config: str) -> str:
+    """A human-curated run's name in a pack's key and unblinded tables (decision 560)."""
+    return f"{config}(human)"
 
 
 def _resolve_pick(
@@ -354,8 +362,8 @@ def build_pack(
     manifest.order = "per-rater" if order == "per-rater" else "fixed"
     _write_or_undo(packdir, key_path, key_bytes, ib, manifest, n_controls)
     configs: dict[str, int] = {}
-    for m in materials:
-        configs[m.config] = configs.get(m.config, 0) + 1
+    for m in materials:  # a human-curated run counts under its own name (decision 560)
+        configs[m.group or m.config] = configs.get(m.group or m.config, 0) + 1
     return BuildResult(
         packdir=packdir,
         key_path=key_path,
@@ -369,7 +377,7 @@ def build_pack(
 
 def _check_destination(
     packdir: Path,
-    materials: Sequence[RunMaterial],
+    materials: Sequence[object],  # runs, or a support-audit pack's pairs
     expected_raters: Sequence[str],
     key_out: str | Path | None,
 ) -> Path:
@@ -456,6 +464,7 @@ def _stage_runs(
                     ledger=mat.ledger,
                     config=mat.config,
                     sessions=list(mat.sessions),
+                    group=mat.group,
                 ),
             )
         )

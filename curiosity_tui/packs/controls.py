@@ -152,6 +152,7 @@ def add_controls(
                         run=base_ent.run,
                         ledger=base_ent.ledger,
                         config=base_ent.config,
+                        group=base_ent.group,
                         control=spec.kind,
                         base_item=base_item.id if from_pack else None,
                     ),

@@ -24,7 +24,7 @@ def _cell(text: object) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
-def _table(header: list[str], rows: list[list[object]]) -> list[str]:
+def md_table(header: list[str], rows: list[list[object]]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
     return out
@@ -77,7 +77,11 @@ def _scale(pack: Pack) -> list[str]:
         ), q.prompt]
         for q in pack.scheme.questions
     ]  # fmt: skip
-    return ["**Scale and level.**", "", *_table(["question", "level", "categories", "asks"], rows)]
+    return [
+        "**Scale and level.**",
+        "",
+        *md_table(["question", "level", "categories", "asks"], rows),
+    ]
 
 
 def _coefficients(rep: PackAgreement) -> list[str]:
@@ -103,7 +107,7 @@ def _coefficients(rep: PackAgreement) -> list[str]:
         "**Coefficients with their uncertainty** (per rater group; each pair's Cohen's kappa, "
         "weighted kappa and PABAK are in `agreement PACK`):",
         "",
-        *_table(head, rows),
+        *md_table(head, rows),
     ]
 
 
@@ -128,7 +132,7 @@ def _missing(pack: Pack, rep: PackAgreement) -> list[str]:
         rows.append([r, rater_group(r), done.rated.get(r, 0), len(done.missing.get(r, [])),
                      failed, median])  # fmt: skip
     head = ["rater", "group", "rated", "unrated", "missing records", "median s per item"]
-    return ["**Missing ratings and time.**", "", *_table(head, rows)]
+    return ["**Missing ratings and time.**", "", *md_table(head, rows)]
 
 
 def rating_section(

@@ -278,6 +278,16 @@ def _leakcheck(
         ),
         ("configurations", "all six configurations", real, lambda k: cfg[k]),
     ]
+    if any(key.items[order[k]].group for k in real):  # a human-curated arm (decision 560)
+        arm = [key.items[i].arm() for i in order]
+        specs.append(
+            (
+                "human-curator",
+                "human- vs model-curated runs of the curated configurations",
+                subset(lambda k: cfg[k].endswith("+cur")),
+                lambda k: "human" if arm[k] != cfg[k] else "model",
+            )
+        )
     if any(key.items[i].kind == "control" for i in order):
         specs.append(
             (

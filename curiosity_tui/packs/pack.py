@@ -20,9 +20,15 @@ import hashlib
 import json
 import random
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 
 from curiosity_tui.atomic import atomic_write_bytes
 from curiosity_tui.errors import InputError
@@ -137,6 +143,24 @@ class KeyEntry(BaseModel):
     base_item: str | None = None
     #: the two sessions the item shows (decision 440); None in keys written before
     sessions: list[int] | None = None
+    #: the arm's name in unblinded tables when it is not the configuration's: ``C+cur(human)``
+    #: for a human-curated run (decision 560); None in keys written before, and for the rest
+    group: str | None = None
+    #: a support-audit item's pair: ``<node>/<evidence id>`` (decision 520); left out of the
+    #: key while None, so the keys of every other pack are as they were
+    evidence: str | None = None
+
+    def arm(self) -> str:
+        """What unblinded tables name this item's run by: human- and model-curated runs of
+        one configuration apart (``C+cur(human)`` beside ``C+cur``)."""
+        return self.group or self.config
+
+    @model_serializer(mode="wrap")
+    def _omit_no_evidence(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if out.get("evidence", 0) is None:
+            del out["evidence"]
+        return out
 
 
 class PackKey(BaseModel):

@@ -1,6 +1,7 @@
 """Rating schemes: questions, categories (one key each), grounds, quotes, controls.
 
-A scheme is a JSON file. Two ship with the package (``pilot-01`` and ``pilot-02``, in
+A scheme is a JSON file. Three ship with the package (``pilot-01``, ``pilot-02`` and
+``support-audit``, the (requirement, passage) pairs of decision 520, in
 ``curiosity_tui/packs/schemes/``); any other file can be named by path. A pack embeds a
 copy of its scheme in its manifest, so ratings never depend on the installed version.
 """
@@ -28,7 +29,7 @@ __all__ = [
     "scheme_sha256",
 ]
 
-BUILTIN_SCHEMES = ("pilot-01", "pilot-02")
+BUILTIN_SCHEMES = ("pilot-01", "pilot-02", "support-audit")
 
 _KEY_RE = re.compile(r"\A[a-z0-9]\Z")  # \Z: "a\n" is not a key
 

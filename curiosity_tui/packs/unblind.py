@@ -64,6 +64,7 @@ __all__ = [
     "UnblindRefused",
     "UnblindReport",
     "completeness",
+    "keyed_tables",
     "read_key",
     "unblind",
 ]
@@ -416,6 +417,47 @@ def unblind(
     except PackError as err:
         log.append("key_rejected", by, {"error": str(err)})
         raise
+    kt = keyed_tables(pack, key, in_force)
+    return UnblindReport(
+        pack_id=pack.manifest.pack_id,
+        forced=bool(force and not comp.complete),
+        by=by,
+        ts=ts,
+        completeness=comp,
+        tables=kt.tables,
+        items=kt.items,
+        controls=kt.controls,
+        log_seq=entry.seq,
+        changes_since_opened=changes,
+        rater_groups=kt.rater_groups,
+        adjudicated=kt.adjudicated,
+        adjudicated_tables=kt.adjudicated_tables,
+        replies="scripted" if pack.manifest.scripted else "model",
+    )
+
+
+class KeyedTables(BaseModel):
+    """What the key makes of the ratings: per-arm tables per rater group, the adjudicated
+    set, every item's categories and the control items' outcomes (:func:`keyed_tables`)."""
+
+    tables: list[ConfigTable]
+    adjudicated_tables: list[ConfigTable]
+    items: list[ItemRow]
+    controls: list[ControlResult]
+    rater_groups: dict[str, str]
+    adjudicated: list[AdjudicatedRow]
+
+
+def keyed_tables(
+    pack: Pack,
+    key: PackKey,
+    in_force: dict[tuple[str, str], AdjudicationRecord] | None = None,
+) -> KeyedTables:
+    """The unblinded tables from the ratings and ``key``, writing nothing: ``unblind`` calls
+    it after logging the opening, and ``report --pack`` once the pack's log says the key was
+    opened (decision 561)."""
+    if in_force is None:
+        in_force = current_adjudications(read_adjudications(pack))
     latest = _latest_categories(pack)
     raters = sorted({r for by_rater in latest.values() for r in by_rater})
     groups = groups_of(raters) or {"human": []}
@@ -432,7 +474,7 @@ def unblind(
             item=i,
             kind=key.items[i].kind,
             run=key.items[i].run,
-            config=key.items[i].config,
+            config=key.items[i].arm(),
             control=key.items[i].control,
             categories=latest.get(i, {}),
         )
@@ -450,21 +492,13 @@ def unblind(
         for i in pack.order
         if key.items[i].kind == "control"
     ]
-    return UnblindReport(
-        pack_id=pack.manifest.pack_id,
-        forced=bool(force and not comp.complete),
-        by=by,
-        ts=ts,
-        completeness=comp,
+    return KeyedTables(
         tables=tables,
+        adjudicated_tables=adjudicated_tables if in_force else [],
         items=items,
         controls=controls,
-        log_seq=entry.seq,
-        changes_since_opened=changes,
         rater_groups={r: rater_group(r) for r in raters},
         adjudicated=[_adjudicated_row(r, key, latest) for r in in_force.values()],
-        adjudicated_tables=adjudicated_tables if in_force else [],
-        replies="scripted" if pack.manifest.scripted else "model",
     )
 
 
@@ -478,7 +512,7 @@ def _adjudicated_row(
         question=rec.question,
         kind=ent.kind,
         run=ent.run,
-        config=ent.config,
+        config=ent.arm(),
         raw=raw,
         adjudicated=rec.category,
         grounds=rec.grounds,
@@ -537,7 +571,7 @@ def _config_table(
     ``adjudicated`` (the adjudicated set): an item whose raters split counts as its
     adjudicated category, and ``by_rating`` is left empty (it would not be ratings)."""
     real = [i for i in order if key.items[i].kind == "run"]
-    configs = sorted({key.items[i].config for i in real})
+    configs = sorted({key.items[i].arm() for i in real})
     by_rating = {c: dict.fromkeys(q.category_ids, 0) for c in configs}
     by_run = {c: {**dict.fromkeys(q.category_ids, 0), "split": 0} for c in configs}
     runs: Counter[str] = Counter()
@@ -550,8 +584,8 @@ def _config_table(
         if adjudicated is not None and settled is not None and len(set(cats)) > 1:
             cats = [settled.category]
         for c in cats:
-            by_rating[ent.config][c] += 1
-        run_cats.setdefault((ent.config, ent.run), []).extend(cats)
+            by_rating[ent.arm()][c] += 1
+        run_cats.setdefault((ent.arm(), ent.run), []).extend(cats)
     for (config, _run), cats in run_cats.items():
         runs[config] += 1
         if not cats:
@@ -571,119 +605,7 @@ def _config_table(
 
 
 def format_unblind(rep: UnblindReport) -> str:
-    """The report as text. Tables are per rater group (human, model) and every table row
-    starts with its group: human and model ratings are never counted together."""
-    from curiosity_tui.practice_banner import banner
+    """The report as text (:mod:`curiosity_tui.packs.unblind_text`)."""
+    from curiosity_tui.packs.unblind_text import unblind_text
 
-    comp = rep.completeness
-    label = banner(rep.replies)
-    lines = [label] if label else []
-    lines += [
-        f"pack {rep.pack_id} unblinded by {rep.by} at {rep.ts} (pack log seq {rep.log_seq})",
-        f"ratings: {comp.reason}" + ("  — FORCED: ratings were incomplete" if rep.forced else ""),
-    ]
-    lines += [f"CHANGED AFTER UNBLINDING: {c}" for c in rep.changes_since_opened]
-    for t in rep.tables:
-        lines += _table_lines(t)
-    if rep.controls:
-        lines.append("")
-        lines.append("control items (expected category → what raters chose)")
-        for c in rep.controls:
-            lines += _control_lines(c, rep.rater_groups)
-    lines.append("")
-    lines.append("items")
-    for it in rep.items:
-        cats_text = "; ".join(
-            f"{r} ({rep.rater_groups.get(r, rater_group(r))}): "
-            + ",".join(f"{q}={c}" for q, c in sorted(a.items()))
-            for r, a in sorted(it.categories.items())
-        )
-        tag = f" control:{it.control}" if it.control else ""
-        lines.append(f"  {it.item}  {it.config:<12} {it.run}{tag}  {cats_text}")
-    lines.extend(_format_adjudicated(rep))
-    return "\n".join(lines)
-
-
-def _table_lines(t: ConfigTable) -> list[str]:
-    cats = t.categories
-    width = max([len(c) for c in t.by_rating] + [13])
-    g = t.group.ljust(5)
-    lines = [
-        "",
-        f"{t.question} — {t.group} raters: ratings per configuration (every rating counts)",
-        f"  {'group'.ljust(5)}  "
-        + "configuration".ljust(width)
-        + "  "
-        + "  ".join(c.rjust(8) for c in cats),
-    ]
-    for config, row in t.by_rating.items():
-        lines.append(
-            f"  {g}  " + config.ljust(width) + "  " + "  ".join(str(row[c]).rjust(8) for c in cats)
-        )
-    lines.append(
-        f"{t.question} — {t.group} raters: runs per configuration (raters agreeing; otherwise split)"
-    )
-    lines.append(
-        f"  {'group'.ljust(5)}  "
-        + "configuration".ljust(width)
-        + "  "
-        + "  ".join(c.rjust(8) for c in [*cats, "split"])
-        + "      runs"
-    )
-    for config, row in t.by_run.items():
-        lines.append(
-            f"  {g}  "
-            + config.ljust(width)
-            + "  "
-            + "  ".join(str(row[c]).rjust(8) for c in [*cats, "split"])
-            + f"  {t.runs.get(config, 0):>8}"
-        )
-    return lines
-
-
-def _control_lines(c: ControlResult, groups: dict[str, str]) -> list[str]:
-    lines = []
-    for qid, want in c.expected.items():
-        got = {r: a.get(qid, "-") for r, a in c.ratings.items()}
-        per_group = []
-        for group in ("human", "model"):
-            mine = {r: v for r, v in got.items() if groups.get(r, rater_group(r)) == group}
-            if mine:
-                hits = sum(1 for v in mine.values() if v == want)
-                per_group.append(f"{group} {hits}/{len(mine)}")
-        lines.append(
-            f"  {c.item} {c.kind:<18} {qid}: expected {want}; "
-            + (", ".join(f"{r}={v}" for r, v in got.items()) or "no ratings")
-            + f"  ({', '.join(per_group) or '0/0'} as expected)"
-        )
-    return lines
-
-
-def _format_adjudicated(rep: UnblindReport) -> list[str]:
-    """The adjudicated categories, apart from (and after) every raw table."""
-    if not rep.adjudicated:
-        return []
-    lines = [
-        "",
-        "adjudicated (the coordinator's category where raters split, recorded blind; "
-        "every table above counts raw ratings only)",
-    ]
-    for t in rep.adjudicated_tables:
-        cats = [*t.categories, "split"]
-        width = max([len(c) for c in t.by_run] + [13])
-        lines.append(f"{t.question} — adjudicated set: runs per configuration")
-        lines.append(
-            "  " + "configuration".ljust(width) + "  " + "  ".join(c.rjust(8) for c in cats)
-        )
-        for config, row in t.by_run.items():
-            lines.append(
-                "  " + config.ljust(width) + "  " + "  ".join(str(row[c]).rjust(8) for c in cats)
-            )
-    for a in rep.adjudicated:
-        raw = ", ".join(f"{r}={c}" for r, c in sorted(a.raw.items()))
-        again = f", revises record {a.replaces}" if a.replaces else ""
-        lines.append(
-            f"  {a.item}  {a.config:<12} {a.run}  {a.question}: raw {raw} → adjudicated "
-            f"{a.adjudicated} by {a.adjudicator} (record {a.seq}{again})"
-        )
-    return lines
+    return unblind_text(rep)

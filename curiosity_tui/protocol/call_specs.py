@@ -19,10 +19,12 @@ from curiosity_tui.protocol.reply_shapes import (
     DeliverableReply,
     JudgeAfterReply,
     JudgeBeforeReply,
+    JudgeRelistReply,
     to_record,
 )
 from curiosity_tui.protocol.schemas import (
     MAX_DEPENDENCIES,
+    MAX_FOLLOW_UPS,
     MAX_FRAMINGS,
     MAX_LIVING_QUESTIONS,
     ArmedSelfAskResponse,
@@ -30,6 +32,7 @@ from curiosity_tui.protocol.schemas import (
     CuratorResponse,
     JudgeBeforeResponse,
     SelfAskResponse,
+    SupportJudgeResponse,
     dependency_ids,
     framing_ids,
 )
@@ -85,6 +88,22 @@ def judge_after_spec(before: JudgeBeforeResponse) -> CallSpec:
     )
 
 
+def judge_relist_spec() -> CallSpec:
+    """The pre-amendment judge-after (issue 26): framings, dependencies and follow-up questions
+    listed anew after the answer, each list an object of slots (decision 360), so the caps are
+    said by the shape in every dialect."""
+    return CallSpec(
+        JudgeRelistReply,
+        (
+            Rule("framings", max_items=MAX_FRAMINGS),
+            Rule("dependencies", max_items=MAX_DEPENDENCIES),
+            Rule("follow_ups", max_items=MAX_FOLLOW_UPS),
+            *_texts("framings[]", "dependencies[]", "follow_ups[]"),
+        ),
+        stored=to_record,
+    )
+
+
 def checker_spec(requirement_id: str, source_ids: Sequence[str]) -> CallSpec:
     """pilot-02's checker call on one requirement of the focus."""
     return CallSpec(
@@ -95,6 +114,11 @@ def checker_spec(requirement_id: str, source_ids: Sequence[str]) -> CallSpec:
             *_texts("evidence", "passage", limit=LONG),
         ),
     )
+
+
+def support_judge_spec() -> CallSpec:
+    """The labelled model judge of support: one verified passage, one requirement."""
+    return CallSpec(SupportJudgeResponse, _texts("grounds", limit=LONG))
 
 
 def _question_text(path: str, *, enforced: bool = False) -> Rule:

@@ -17,6 +17,7 @@ from curiosity_tui.modelio.call_schemas import DIALECTS, CallSpec, Dialect
 from curiosity_tui.modelio.client import ModelCallError, ModelClient
 from curiosity_tui.modelio.sampling import draw_scope, table_of_options
 from curiosity_tui.protocol.configs import Configuration, get_configuration
+from curiosity_tui.protocol.tension_options import TensionOptions, tension_options
 
 T = TypeVar("T")
 
@@ -52,6 +53,9 @@ class SessionSettings:
     #: the run's sampling (issue 23.1): from its metadata, or ``run --sampling``; None = none set
     #: (nothing sent, as for calls outside a run)
     sampling: SamplingTable | None = None
+    #: the run's tension setting (issue 26: measure, Δ per candidate, service sessions); from
+    #: ``options["tension"]``, the pilot as run when unset
+    tension: TensionOptions = field(default_factory=TensionOptions)
 
     @classmethod
     def from_meta(cls, meta: RunMeta, **overrides: Any) -> SessionSettings:
@@ -70,6 +74,7 @@ class SessionSettings:
             context_window=window if isinstance(window, int) and window > 0 else None,
             schema_dialect="full" if opts.get("schema_dialect") == "full" else "strict",
             sampling=table_of_options(opts),
+            tension=tension_options(opts),
         )
         chosen = replace(base, **{k: v for k, v in overrides.items() if v is not None})
         if chosen.schema_dialect not in DIALECTS:

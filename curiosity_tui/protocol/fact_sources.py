@@ -27,7 +27,7 @@ def checked_source(
         return None, None
     contract = str((meta or {}).get("contract") or "pilot-02")
     try:
-        verified = switches_of(contract).evidence == "verified"
+        verified = switches_of(contract).evidence != "asserted"
     except CuriosityError:
         verified = True
     if not verified:

@@ -278,6 +278,11 @@ def commit_human_session(
     st = settings or SessionSettings.from_meta(led.meta)
     inp = human_session_input(led, t, settings=st)
     problems = check_human_deliverable(inp, hd)
+    if hd.decision == "PRESERVE" and st.tension.kind(t) == "service":  # decision 534
+        problems.append(
+            "decision: this is a service session (the run's service_sessions): PRESERVE may "
+            "fire only in research sessions; answer"
+        )
     if problems:
         raise InputError(f"session {t}: " + "; ".join(problems))
     record = SessionRecord(

@@ -105,6 +105,30 @@ def judge_after_messages(question: str, before: JudgeBeforeResponse, candidate: 
     ]
 
 
+#: the pre-amendment judge-after's prompt says this (the scripted responders key on it)
+RELIST_INSTRUCTION = "List anew what is still open after this answer"
+
+
+def judge_relist_messages(question: str, facts: Sequence[str], candidate: str) -> Messages:
+    """The shake-out's judge-after (issue 26, tension = "pre-amendment"): nothing paired, the
+    judge lists framings and dependencies anew after the answer (the judge-before's input and
+    the answer) and names follow-up questions."""
+    return [
+        {"role": "system", "content": SYSTEM},
+        {
+            "role": "user",
+            "content": (
+                f"Question: {question}\n\n{_facts_block(facts)}\n\nThe answer:\n{candidate}\n\n"
+                f"{RELIST_INSTRUCTION}: "
+                "the framings of the question still viable (at most 5: slots F1-F5), the "
+                "dependencies still unresolved (at most 8: slots D1-D8), and the follow-up "
+                "questions the answer raises (at most 3: slots Q1-Q3); null for a slot left "
+                "unused."
+            ),
+        },
+    ]
+
+
 def checker_messages(
     question: str,
     requirement_id: str,
@@ -124,6 +148,28 @@ def checker_messages(
             "content": (
                 f"Question: {question}\n\nRequired fact {requirement_id}: {requirement}\n\n"
                 f"{instruction}\n\n{src_block}"
+            ),
+        },
+    ]
+
+
+SUPPORT_JUDGE_INSTRUCTION = (
+    "A passage was found, word for word, in a stored source and cited for the required fact "
+    "below. Say only whether the passage itself establishes that fact: yes (it does), partly "
+    "(it establishes part of it) or no (it does not bear on it, or does not establish it). "
+    "Judge the passage as written; your own knowledge is not evidence."
+)
+
+
+def support_judge_messages(question: str, requirement: str, passage: str) -> Messages:
+    """The model judge of support (decision 520): one requirement, one verified passage."""
+    return [
+        {"role": "system", "content": SYSTEM},
+        {
+            "role": "user",
+            "content": (
+                f"Question: {question}\n\nRequired fact: {requirement}\n\n"
+                f"{SUPPORT_JUDGE_INSTRUCTION}\n\nPassage:\n{passage}"
             ),
         },
     ]

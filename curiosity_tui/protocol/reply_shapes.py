@@ -25,12 +25,14 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from curiosity_tui.protocol.schemas import (
     MAX_DEPENDENCIES,
+    MAX_FOLLOW_UPS,
     MAX_FRAMINGS,
     MAX_LIVING_QUESTIONS,
     DeliverableResponse,
     JudgeAfterResponse,
     JudgeBeforeResponse,
     JudgedItem,
+    JudgeRelistResponse,
     NewQuestion,
     OpenLayer,
     ReturnConditionProposal,
@@ -40,6 +42,7 @@ from curiosity_tui.protocol.schemas import (
 FRAMING_SLOTS: tuple[str, ...] = tuple(f"F{i}" for i in range(1, MAX_FRAMINGS + 1))
 DEPENDENCY_SLOTS: tuple[str, ...] = tuple(f"D{i}" for i in range(1, MAX_DEPENDENCIES + 1))
 LIVING_SLOTS: tuple[str, ...] = tuple(f"Q{i}" for i in range(1, MAX_LIVING_QUESTIONS + 1))
+FOLLOW_UP_SLOTS: tuple[str, ...] = tuple(f"Q{i}" for i in range(1, MAX_FOLLOW_UPS + 1))
 
 _STRICT = ConfigDict(extra="forbid")
 
@@ -80,6 +83,25 @@ class JudgeBeforeReply(BaseModel):
     )
 
 
+FollowUpSlots = slots_model(
+    "FollowUpSlots", FOLLOW_UP_SLOTS, str, "Up to 3 follow-up questions; null = unused."
+)
+
+
+class JudgeRelistReply(BaseModel):
+    """judge-after, pre-amendment (issue 26): framings and dependencies listed anew after the
+    answer, and the follow-up questions it raises, as slots."""
+
+    model_config = _STRICT
+    framings: FramingSlots = Field(description="Framings still viable after the answer.")  # type: ignore[valid-type]
+    dependencies: DependencySlots = Field(  # type: ignore[valid-type]
+        description="Dependencies still unresolved after the answer."
+    )
+    follow_ups: FollowUpSlots = Field(  # type: ignore[valid-type]
+        description="Follow-up questions the answer raises."
+    )
+
+
 class JudgeAfterReply(BaseModel):
     """judge-after: a verdict for each listed id (the schema sent names every id)."""
 
@@ -117,6 +139,7 @@ DeliverableReply: type[BaseModel] = create_model(
 REPLY_MODELS: dict[str, type[BaseModel]] = {
     "JudgeBeforeReply": JudgeBeforeReply,
     "JudgeAfterReply": JudgeAfterReply,
+    "JudgeRelistReply": JudgeRelistReply,
     "DeliverableReply": DeliverableReply,
 }
 """The reply models whose wire shape differs from the stored record, by name."""
@@ -130,6 +153,12 @@ def to_record(reply: BaseModel) -> BaseModel:
     if isinstance(reply, JudgeBeforeReply):
         return JudgeBeforeResponse(
             framings=filled(reply.framings), dependencies=filled(reply.dependencies)
+        )
+    if isinstance(reply, JudgeRelistReply):
+        return JudgeRelistResponse(
+            framings=filled(reply.framings),
+            dependencies=filled(reply.dependencies),
+            follow_ups=filled(reply.follow_ups),
         )
     if isinstance(reply, JudgeAfterReply):
         return JudgeAfterResponse(
@@ -182,6 +211,9 @@ WIRE_MODEL_OF_KIND: dict[str, str] = {
 """The call kinds whose reply has a wire shape of its own, and its model's name (the title of
 the schema sent, in every response format)."""
 
+OTHER_WIRE_MODELS: dict[str, tuple[str, ...]] = {"judge-after": ("JudgeRelistReply",)}
+"""Further wire models of a kind (the pre-amendment judge-after, issue 26)."""
+
 
 def to_wire(kind: str, data: Any) -> Any:
     """A reply in the stored shape (plain JSON) in the wire shape of call ``kind``; data that
@@ -192,6 +224,10 @@ def to_wire(kind: str, data: Any) -> Any:
     if kind == "judge-before":
         _reshape(out, "framings", lambda v: _slotted(v, FRAMING_SLOTS))
         _reshape(out, "dependencies", lambda v: _slotted(v, DEPENDENCY_SLOTS))
+    elif kind == "judge-after" and "follow_ups" in out:  # pre-amendment: listed anew
+        _reshape(out, "framings", lambda v: _slotted(v, FRAMING_SLOTS))
+        _reshape(out, "dependencies", lambda v: _slotted(v, DEPENDENCY_SLOTS))
+        _reshape(out, "follow_ups", lambda v: _slotted(v, FOLLOW_UP_SLOTS))
     elif kind == "judge-after":
         _reshape(out, "framings", _keyed)
         _reshape(out, "dependencies", _keyed)

@@ -32,16 +32,20 @@ CALL_KINDS: tuple[str, ...] = (
     "checker",
     "deliverable",
     "curator",
+    "support-judge",
     "embeddings",
 )
 """Every call kind; sent as the X-Curiosity-Call header."""
 
-INTERNAL_KINDS: frozenset[str] = frozenset({"candidate", "judge-before", "judge-after", "checker"})
+INTERNAL_KINDS: frozenset[str] = frozenset(
+    {"candidate", "judge-before", "judge-after", "checker", "support-judge"}
+)
 """Calls that are internal to a session (the rest are final calls, or the curator)."""
 
 MAX_FRAMINGS = 5
 MAX_DEPENDENCIES = 8
 MAX_LIVING_QUESTIONS = 3
+MAX_FOLLOW_UPS = 3  # the pre-amendment judge-after's follow-up questions (issue 26 item 4)
 
 Verdict = Literal["excluded_or_settled", "viable"]
 
@@ -170,8 +174,34 @@ class JudgeAfterResponse(_Strict):
     dependencies: list[JudgedItem] = Field(max_length=MAX_DEPENDENCIES)
 
 
+class JudgeRelistResponse(_Strict):
+    """judge-after under tension = "pre-amendment" (the shake-out proxy, report §3): after the
+    answer the judge lists framings and dependencies anew, and names follow-up questions."""
+
+    framings: list[str] = Field(
+        max_length=MAX_FRAMINGS, description="Framings still viable after the answer (at most 5)."
+    )
+    dependencies: list[str] = Field(
+        max_length=MAX_DEPENDENCIES,
+        description="Dependencies still unresolved after the answer (at most 8).",
+    )
+    follow_ups: list[str] = Field(
+        max_length=MAX_FOLLOW_UPS, description="Follow-up questions the answer raises (at most 3)."
+    )
+
+
 class CheckerResponse(CheckResult):
     """checker: one call per required fact of the focus; the fields of one dependency check."""
+
+
+class SupportJudgeResponse(_Strict):
+    """support-judge: does one verified passage establish one requirement (decision 520)?"""
+
+    verdict: Literal["yes", "no", "partly"] = Field(
+        description="yes: the passage establishes the requirement; partly: only part of it; "
+        "no: it does not bear on it or does not establish it."
+    )
+    grounds: str = Field(description="Why, in a sentence or two, quoting the passage's words.")
 
 
 class DeliverableResponse(_Strict):
@@ -215,9 +245,11 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "ArmedSelfAskResponse": ArmedSelfAskResponse,
     "JudgeBeforeResponse": JudgeBeforeResponse,
     "JudgeAfterResponse": JudgeAfterResponse,
+    "JudgeRelistResponse": JudgeRelistResponse,
     "CheckerResponse": CheckerResponse,
     "DeliverableResponse": DeliverableResponse,
     "CuratorResponse": CuratorResponse,
+    "SupportJudgeResponse": SupportJudgeResponse,
 }
 """Every response model by name (the names docs/model-io.md uses)."""
 

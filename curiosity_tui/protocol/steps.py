@@ -2,8 +2,10 @@
 
 1. :func:`focus_step` — forced focus (curator priority, else the queue; optionally no re-selection);
 2. :func:`candidates_step` — three candidates ∥ judge-before ∥ the checker calls, concurrently;
-   :func:`judges_step` — medoid by embedding cosine, the paired judge-after, tension and Δ;
-3. :func:`decision_step` — PRESERVE iff Δ < −ε, else ANSWER;
+   :func:`judges_step` — medoid by embedding cosine, the paired judge-after, tension and Δ
+   (``tension_step.py``, under the run's tension setting, issue 26);
+3. :func:`decision_step` — PRESERVE iff Δ < −ε, else ANSWER (``tension_step.py``: Δ per
+   candidate and its fallback, service sessions);
 4. (the open layer comes back inside the deliverable and is applied with it);
 5. :func:`checks_step` — which requirements of the focus get a checker call (pilot-02), with
    their retrieved passages; it runs before the candidates because its calls ride in their
@@ -27,7 +29,7 @@ from curiosity_tui.contract.transitions import attempt_closure, record_check
 from curiosity_tui.errors import TransitionError
 from curiosity_tui.ledger.events import CandidatePreserved
 from curiosity_tui.ledger.ledger import Batch, Ledger
-from curiosity_tui.ledger.models import RunMeta, SessionClosure, SessionCounts, TensionTerms
+from curiosity_tui.ledger.models import RunMeta, SessionClosure, SessionCounts
 from curiosity_tui.ledger.node_record import NodeRecord, RequirementEntry, requirements
 from curiosity_tui.ledger.queue import select_focus
 from curiosity_tui.ledger.render import focus_facts, render_session_input
@@ -46,7 +48,6 @@ from curiosity_tui.protocol.apply import (
 from curiosity_tui.protocol.call_specs import (
     checker_spec,
     deliverable_spec,
-    judge_after_spec,
     judge_before_spec,
     live_ids,
 )
@@ -55,11 +56,11 @@ from curiosity_tui.protocol.schemas import (
     CheckerResponse,
     CheckResult,
     DeliverableResponse,
-    JudgeAfterResponse,
     JudgeBeforeResponse,
 )
 from curiosity_tui.protocol.stop_advice import NO_OPEN_QUESTION
-from curiosity_tui.protocol.tension import Decision, decide, delta, disagreement, tension
+from curiosity_tui.protocol.tension import Decision
+from curiosity_tui.protocol.tension_step import Evaluation, decision_step, judges_step
 
 
 @dataclass(frozen=True)
@@ -90,22 +91,14 @@ class FirstRound:
     checks: list[CheckerResponse]  # in the order of CheckPlan.requirements
 
 
-@dataclass(frozen=True)
-class Evaluation:
-    """The tension evaluation of the selected (medoid) candidate."""
-
-    selected: str
-    delta: float
-
-
 async def run_protocol(
     ctx: SessionContext, meta: RunMeta, embedder: Any, previous_focus: str | None
 ) -> None:
     focus = focus_step(ctx, previous_focus)
     plan = await checks_step(ctx, focus)
     first = await candidates_step(ctx, focus, plan)
-    evaluation = await judges_step(ctx, focus, first, embedder)
-    decision = decision_step(ctx, evaluation)
+    evaluated = await judges_step(ctx, focus, first, embedder)
+    decision, evaluation = decision_step(ctx, evaluated, first.candidates)
     deliv = await deliverable_step(ctx, meta, focus, plan, first, evaluation, decision)
     apply_step(ctx, focus, plan, first, evaluation, decision, deliv)
 
@@ -192,70 +185,6 @@ def _checker_call(ctx: SessionContext, focus: Focus, plan: CheckPlan, r: Require
     )
 
 
-async def judges_step(
-    ctx: SessionContext, focus: Focus, first: FirstRound, embedder: Any
-) -> Evaluation:
-    """Medoid of the candidates, the paired judge-after on it, tension before/after and Δ."""
-    from curiosity_tui.modelio.embedders import cosine_matrix, medoid_index
-
-    st = ctx.settings
-    vectors, emb_name = await _embed(embedder, ctx, first.candidates)
-    sims = [[float(x) for x in row] for row in cosine_matrix(vectors, vectors)]
-    medoid = int(medoid_index(vectors))
-    selected = first.candidates[medoid]
-    d_value = disagreement(sims)
-    after = await ctx.ask(
-        judge_after_spec(first.before),
-        kind="judge-after",
-        messages=prompts.judge_after_messages(focus.question, first.before, selected),
-        cap=st.judge_cap,
-        internal=True,
-        key="judge-after",
-    )
-    assert isinstance(after, JudgeAfterResponse)
-    terms = TensionTerms(
-        D=d_value,
-        F_before=len(first.before.framings),
-        U_before=len(first.before.dependencies),
-        F_after=sum(1 for j in after.framings if j.verdict == "viable"),
-        U_after=sum(1 for j in after.dependencies if j.verdict == "viable"),
-        candidates=first.candidates,
-        similarities=sims,
-        embedder=emb_name,
-    )
-    t_before = tension(d_value, terms.F_before, terms.U_before)
-    t_after = tension(d_value, terms.F_after, terms.U_after)
-    dlt = delta(t_before, t_after)
-    rec = ctx.record
-    rec.tension_before, rec.tension_after, rec.delta = t_before, t_after, dlt
-    rec.embedder, rec.medoid, rec.tension = emb_name, medoid, terms
-    return Evaluation(selected, dlt)
-
-
-async def _embed(embedder: Any, ctx: SessionContext, texts: list[str]) -> tuple[Any, str]:
-    """Embed the candidates; an endpoint embedder's call is recorded in the session record."""
-    import numpy as np
-
-    from curiosity_tui.modelio.embedders import EndpointEmbedder, TfidfEmbedder, l2_normalise
-
-    emb = embedder or TfidfEmbedder()
-    if isinstance(emb, EndpointEmbedder):
-        vectors = await ctx.call(
-            emb.client.embed(list(texts), session=ctx.t, model=emb.model), key="embeddings"
-        )
-        return l2_normalise(np.asarray(vectors, dtype=np.float64)), emb.name
-    return await asyncio.to_thread(emb.embed, texts), str(emb.name)
-
-
-# --------------------------------------------------------------------------- 3. decision
-
-
-def decision_step(ctx: SessionContext, evaluation: Evaluation) -> Decision:
-    decision = decide(evaluation.delta, ctx.settings.epsilon)
-    ctx.record.decision = decision
-    return decision
-
-
 # --------------------------------------------------------------------------- 5. checks
 
 
@@ -268,7 +197,8 @@ async def checks_step(ctx: SessionContext, focus: Focus) -> CheckPlan:
         to_check = [
             r for r in requirements(focus.node) if r["status"] in ("unchecked", "not_satisfied")
         ]
-    reserve = 3 * st.candidate_cap + 2 * st.judge_cap + st.deliverable_min
+    judges = 2 + (2 if st.tension.per_candidate else 0)  # Δ per candidate: two more judge-afters
+    reserve = 3 * st.candidate_cap + judges * st.judge_cap + st.deliverable_min
     room = max(0, (st.session_budget - reserve) // st.checker_cap)
     if len(to_check) > room:
         ctx.rejected.append(f"budget: {len(to_check) - room} check(s) not run this session")

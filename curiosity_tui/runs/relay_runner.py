@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from curiosity_tui.contract.support import model_judge_of
 from curiosity_tui.ledger.endpoint_record import EndpointCapabilities
 from curiosity_tui.ledger.ledger import Ledger
 from curiosity_tui.ledger.models import CallRecord, SessionRecord
@@ -26,6 +27,7 @@ from curiosity_tui.modelio.run_context import CURRENT_RUN
 from curiosity_tui.modelio.sampling import CURRENT_SAMPLING, RunSampling, table_of_options
 from curiosity_tui.protocol.configs import get_configuration
 from curiosity_tui.protocol.session import SessionFailure, SessionSettings, run_session
+from curiosity_tui.protocol.support_judge import model_judge_support, wants_model_judge
 from curiosity_tui.runs.relay import RelayError, RelayPlan, check_relayable
 from curiosity_tui.runs.runner import (
     CuratorHook,
@@ -101,15 +103,26 @@ async def _hand_over(
     hook: CuratorHook | None,
     report: Callable[..., None],
 ) -> list[CallRecord]:
-    """The curator between sessions ``t - 1`` and ``t`` unless it already acted (resume)."""
+    """The plan's model judge of support (decision 521: the relay's client of the named
+    model), then the curator between sessions ``t - 1`` and ``t`` unless it already acted."""
     meta = led.meta
+    judged: list[CallRecord] = []
+    if t >= 2 and minds.clients and wants_model_judge(led):
+        named = model_judge_of(meta.model_dump(mode="json"))
+        key = next((k for k, c in minds.clients.items() if f"model:{c.model}" == named), None)
+        ck = key or minds.curator_key(t)  # none serves it: the note says so, nothing judged
+        calls, notes = await model_judge_support(led, minds.clients[ck], t - 1, st[ck])
+        judged = [
+            *calls,
+            *(CallRecord(kind="support-note", internal=False, error=n) for n in notes),
+        ]
     if t < 2 or not get_configuration(meta.config).curator or meta.curator == "none":
-        return []
+        return judged
     if _curator_snapshot_exists(led, t - 1):
-        return []
+        return judged
     report(t - 1, "curator")
     ck = minds.curator_key(t)
-    return await _curate(led, minds.clients[ck], t - 1, st[ck], hook)
+    return judged + await _curate(led, minds.clients[ck], t - 1, st[ck], hook)
 
 
 async def _model_session(

@@ -31,6 +31,7 @@ from curiosity_tui.protocol.configs import get_configuration
 from curiosity_tui.protocol.curator_guard import apply_curator_actions
 from curiosity_tui.protocol.schemas import CuratorResponse
 from curiosity_tui.protocol.session import SessionFailure, SessionSettings, run_session
+from curiosity_tui.protocol.support_judge import model_judge_support, wants_model_judge
 
 CuratorHook = Callable[[Ledger, int], Awaitable[None]]
 HumanSessionHook = Callable[[Ledger, int, str], Awaitable[bool]]
@@ -129,6 +130,34 @@ async def _curate(
     return carried
 
 
+async def _between(
+    led: Ledger,
+    client: ModelClient,
+    after: int,
+    st: SessionSettings,
+    hook: CuratorHook | None,
+    progress: ProgressFn | None,
+    t0: float,
+) -> list[CallRecord]:
+    """Between sessions ``after`` and ``after + 1``: the plan's model judge of support, when
+    it names one (decision 520), then the curator (once: not again after its snapshot)."""
+    carried: list[CallRecord] = []
+    if wants_model_judge(led):
+        calls, notes = await model_judge_support(led, client, after, st)
+        carried.extend(calls)
+        carried.extend(CallRecord(kind="support-note", internal=False, error=n) for n in notes)
+    meta = led.meta
+    if (
+        get_configuration(meta.config).curator
+        and meta.curator != "none"
+        and not _curator_snapshot_exists(led, after)
+    ):
+        if progress:
+            progress(Progress(led.path.name, after, "curator", elapsed_s=time.perf_counter() - t0))
+        carried.extend(await _curate(led, client, after, st, hook))
+    return carried
+
+
 def endpoint_overrides(endpoint: EndpointCapabilities | None, meta: RunMeta) -> dict[str, Any]:
     """SessionSettings fields the probe decides unless a flag or the run's options say: the
     context window it found (caps fit inside it) and the schema dialect the server accepts
@@ -176,7 +205,6 @@ async def run_ledger(
     )
     if st.sampling is not None:  # the run's sampling on every call (issue 23.1), likewise
         CURRENT_SAMPLING.set(RunSampling(st.sampling, meta.name or led.path.name))
-    config = get_configuration(meta.config)
     result = RunResult(ledger=led.path.name, sessions_done=led.last_session)
     t0 = time.perf_counter()
     records = led.session_records()
@@ -185,17 +213,8 @@ async def run_ledger(
     for t in range(led.last_session + 1, sessions + 1):
         replies = replay or (ReplyCache.for_session(led.path, t) if cache else None)
         CURRENT_CACHE.set(replies)
-        if (
-            t >= 2
-            and config.curator
-            and meta.curator != "none"
-            and not _curator_snapshot_exists(led, t - 1)
-        ):
-            if progress:
-                progress(
-                    Progress(led.path.name, t - 1, "curator", elapsed_s=time.perf_counter() - t0)
-                )
-            carried.extend(await _curate(led, client, t - 1, st, curator_hook))
+        if t >= 2:  # between sessions: the model judge of support, then the curator
+            carried.extend(await _between(led, client, t - 1, st, curator_hook, progress, t0))
         if progress:
             progress(Progress(led.path.name, t, "session", elapsed_s=time.perf_counter() - t0))
         t_session = time.perf_counter()

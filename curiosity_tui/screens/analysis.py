@@ -8,7 +8,8 @@ Five views, switched by key (1–5) or by clicking a tab:
    values (run by run) and the between-configuration differences of the report's standard
    comparisons with their 95% bootstrap intervals (runs resampled) below.
 2. **Report tables** — the §8 ledger table, the P2 and P3 tables, tokens and truncation, the
-   pooled ``regen_dup_share`` and Pearson r, for whatever configurations are present.
+   pooled ``regen_dup_share`` and Pearson r, for whatever configurations are present; the
+   open life of questions as a Kaplan–Meier step chart per configuration.
 3. **Verdict** — the locked rule evaluated on the locked metrics only, each clause with its
    figures, per-run values and interval; the prereg chronology; every other metric under
    "exploratory". Without a locked plan the view says so and shows no verdict.
@@ -271,6 +272,9 @@ class AnalysisScreen(AppScreen):
         from curiosity_tui.widgets.relay_tables import relay_widgets
 
         body.mount_all(relay_widgets(data.relay_rows, data.relay_transitions))
+        from curiosity_tui.widgets.survival_chart import survival_widgets
+
+        body.mount_all(survival_widgets(data.survival))
 
     # -- 3 verdict ---------------------------------------------------------------------------
     def _fill_verdict(self, data: AnalysisData) -> None:

@@ -30,7 +30,12 @@ KIND_TITLE = {
     "retired_after_unverified": "(b) retired after an unverified mark",
     "closed_over_unmet": "(c) closed while a requirement stood not satisfied",
     "closed_without_verified_evidence": "(d) closed with facts but no verified evidence",
+    "verified_not_supporting": "(e) verified but not supporting (judged no or partly)",
+    "verified_support_unjudged": "(f) verified, support not judged",
 }
+#: shown in the counts only when a ledger has support findings or runs evidence=supported,
+#: so the audit of a ledger from before the judgements reads as it did (decision 520)
+SUPPORT_KINDS = {"verified_not_supporting", "verified_support_unjudged"}
 RC_KINDS = {"return_condition_set", "return_condition_revised", "node_closed", "closure_blocked"}
 
 
@@ -172,7 +177,10 @@ class AuditScreen(AppScreen):
         self.report = report
         counts = report.counts()
         status = Text(f"{len(report.findings)} finding(s) · contract {report.contract}")
+        supported = "evidence=supported" in report.contract
         for kind, title in KIND_TITLE.items():
+            if kind in SUPPORT_KINDS and not (supported or counts.get(kind)):
+                continue
             status.append(
                 f"\n  {title}: {counts.get(kind, 0)}", style="bold" if counts.get(kind) else "dim"
             )

@@ -65,6 +65,7 @@ class BrowserScreen(AppScreen):
         Binding("tab", "switch_pane", "Tree/detail", show=False, id="browser.switch"),
         Binding("A", "audit", "Audit", id="browser.audit"),
         Binding("d", "downgrades", "Downgrades", id="browser.downgrades"),
+        Binding("E", "support", "Support judgements", id="browser.support", show=False),
         Binding("r", "reload", "Reload", show=False, id="browser.reload"),
         Binding("escape", "back", "Back", id="browser.back"),
     ]
@@ -333,6 +334,11 @@ class BrowserScreen(AppScreen):
 
     def action_downgrades(self) -> None:
         self.nav.open_downgrades(self.path)
+
+    async def action_support(self) -> None:
+        """Judge this ledger's verified passages for support (decision 520), e.g. between two
+        `run` invocations of a run without a curator."""
+        await self.nav.open_support(self.path)
 
     def action_reload(self) -> None:
         self.load()

@@ -1,7 +1,8 @@
 """The human curator between sessions of a running run (``curiosity-tui run LEDGER --curator
 human``): the queue in priority order with decayed priority and pulse; set priority, merge
 (pick the target), archive, revive — each with a reason, each its own journal batch with actor
-``human:<name>``; decide pending downgrades; ``c`` continues with the next session.
+``human:<name>``; decide pending downgrades; judge verified passages for support (decision
+520); ``c`` continues with the next session.
 
 The screen works on the run's own writable :class:`Ledger` (the runner is paused, waiting for
 "continue"); every write happens in a thread worker, one at a time.
@@ -19,6 +20,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Header, Static
 
+from curiosity_tui.contract.support import verified_items
 from curiosity_tui.errors import CuriosityError
 from curiosity_tui.ledger import curation
 from curiosity_tui.ledger.ledger import Ledger
@@ -67,6 +69,11 @@ class CuratorScreen(AppScreen):
         Binding("z", "revert", "Take back…", id="curator.revert", priority=True),
         Binding("w", "toggle_merged", "Show merged", id="curator.show_merged"),
         Binding("d", "downgrades", "Downgrades", id="curator.downgrades"),
+        # not in the footer (it keeps "continue" in view): the status line names it when
+        # there is a verified passage to judge
+        Binding(
+            "E", "support", "Support judgements", id="curator.support", priority=True, show=False
+        ),
         Binding("b", "browse", "Browse", id="curator.browse"),
         Binding("ctrl+n", "continue_run", "Continue run", id="curator.continue"),
         Binding("escape", "back", "Back", id="curator.back"),
@@ -103,12 +110,15 @@ class CuratorScreen(AppScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        if not self.is_attached:  # the app is exiting as this screen mounts: its widgets
+            return  # may already be going, and nothing is left to show (issue 25)
         self.title = f"curator · {self.ledger.path.name} · after session {self.after}"
         self.query_one(DataTable).focus()
         self.refresh_queue()
 
     def on_screen_resume(self) -> None:
-        self.refresh_queue()
+        if self.is_attached:  # not while the app exits (a resume can come as screens go)
+            self.refresh_queue()
 
     # -- display ----------------------------------------------------------------------
     def refresh_queue(self, keep: str | None = None) -> None:
@@ -144,6 +154,10 @@ class CuratorScreen(AppScreen):
         if pending:
             key = self.key_for("curator.downgrades")
             status.append(f" · {pending} downgrade(s) pending ({key})", style="bold yellow")
+        unjudged = sum(1 for i in verified_items(nodes) if not i.judgements)
+        if unjudged:
+            key = self.key_for("curator.support")
+            status.append(f" · {unjudged} passage(s) to judge for support ({key})", style="yellow")
         if self.actions_taken:
             status.append(f"\nthis break: {'; '.join(self.actions_taken[-4:])}", style="dim")
         status.append(self._keys_line(), style="dim")
@@ -286,10 +300,19 @@ class CuratorScreen(AppScreen):
             return
         self.actions_taken.append(what)
         self.app.call_from_thread(self.notify, f"{what} (seq {led.last_seq})", title="Journalled")
-        self.app.call_from_thread(self.refresh_queue, nid)
+        self.app.call_from_thread(self._refresh_if_here, nid)
+
+    def _refresh_if_here(self, keep: str | None) -> None:
+        """After a write in the worker: the queue again, unless the screen has left or the app
+        is exiting meanwhile (its widgets may be gone; checked in the app's thread)."""
+        if self.is_mounted and self.is_attached:
+            self.refresh_queue(keep)
 
     def action_downgrades(self) -> None:
         self.nav.open_downgrades(self.ledger.path, ledger=self.ledger)
+
+    async def action_support(self) -> None:
+        await self.nav.open_support(self.ledger.path, ledger=self.ledger)
 
     def action_browse(self) -> None:
         self.nav.open_ledger(self.ledger.path, node=self.current_id())

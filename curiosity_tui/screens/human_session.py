@@ -138,6 +138,8 @@ class HumanSessionScreen(FormSteps, AppScreen):
         return out
 
     def on_mount(self) -> None:
+        if not self.is_attached:  # the app is exiting as this screen mounts: its widgets
+            return  # may already be going, and nothing is left to show (issue 25)
         self.title = f"human session {self.t} · {self.ledger.path.name} · human:{self.person}"
         form = self.query_one(HumanForm)
         draft, problem = load_draft(self.ledger.path, self.t, self.person)

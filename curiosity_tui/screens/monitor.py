@@ -177,6 +177,8 @@ class RunMonitorScreen(AppScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        if not self.is_attached:  # the app is exiting as this screen mounts: its widgets
+            return  # may already be going, and nothing is left to show (issue 25)
         self.title = f"run · {self.request.ledger.name}"
         self._paint()
         self.set_interval(0.5, self._paint)
@@ -249,22 +251,42 @@ class RunMonitorScreen(AppScreen):
         self._paint()
 
     # -- the run --------------------------------------------------------------------
+    def _here(self) -> bool:
+        """The screen can still be drawn on: not unmounted, and the app not exiting.
+        ``is_attached`` turns False the moment ``App.exit`` is called, before any screen is
+        taken down; a call from the run's thread can reach the app in between, or while
+        the screen's widgets are being removed, when every query fails."""
+        return not self.gone and self.is_attached
+
+    def _if_here(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in the app, unless the screen has gone meanwhile (checked in the
+        app's thread, where it cannot change under the call)."""
+        return fn(*args) if self._here() else None
+
+    def from_thread(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Every call the run's thread makes into the app: dropped once the screen is gone
+        or the app is exiting (the quit or the unmount cancels the run)."""
+        if self.gone:
+            return None
+        try:
+            return self.app.call_from_thread(self._if_here, fn, *args)
+        except RuntimeError:  # the app stopped between the check and the call
+            return None
+
     @work(thread=True, exclusive=True, group="run")
     def runner(self) -> None:
         try:
             asyncio.run(self._main())
         except BaseException as err:  # noqa: BLE001 - report any failure on screen
             if isinstance(err, asyncio.CancelledError) or self.request.cancelled:
-                if self.gone:  # the screen has left: nothing to tell, and no app to tell it
-                    return
-                self.app.call_from_thread(
+                self.from_thread(
                     self._finished,
                     "Run stopped; the ledger is consistent. Run the same command again to resume.",
                     False,
                 )
                 return
             self.request.error = f"{type(err).__name__}: {err}"
-            self.app.call_from_thread(self._finished, f"Run failed: {self.request.error}", True)
+            self.from_thread(self._finished, f"Run failed: {self.request.error}", True)
             return
         res = self.request.result
         if res is None:
@@ -275,9 +297,9 @@ class RunMonitorScreen(AppScreen):
 
             advice = resume_advice(reason)
             msg = f"Stopped at session {t}: {reason}. {advice[0].upper()}{advice[1:]}."
-            self.app.call_from_thread(self._finished, msg, True)
+            self.from_thread(self._finished, msg, True)
         else:
-            self.app.call_from_thread(
+            self.from_thread(
                 self._finished, f"Run complete: {res.sessions_done} session(s) committed.", False
             )
 
@@ -287,10 +309,7 @@ class RunMonitorScreen(AppScreen):
 
         self._run_loop = asyncio.get_running_loop()
 
-        def call(fn: Callable[..., Any], *args: Any) -> Any:
-            if not self.gone:
-                return self.app.call_from_thread(fn, *args)
-            return None
+        call = self.from_thread
 
         def on_progress(p: Any) -> None:
             call(self._progress, p)
@@ -388,7 +407,7 @@ class RunMonitorScreen(AppScreen):
 
     def human_session_hook(self) -> Callable[[Any, int, str], Awaitable[bool]]:
         """The runner's ``HumanSessionHook``: the human session screen, opened from here."""
-        return human_session_hook(self.app.call_from_thread, self._open_human_session)
+        return human_session_hook(self.from_thread, self._open_human_session)
 
     def _open_human_session(
         self, led: Any, t: int, person: str, done: Callable[[bool | None], None]

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -48,7 +48,10 @@ from curiosity_tui.packs.schemes import Question
 from curiosity_tui.widgets.choice_row import Choice, ChoiceRow
 from curiosity_tui.widgets.footer import Footer
 from curiosity_tui.widgets.grounds_input import GroundsInput
+from curiosity_tui.widgets.item_text import ItemText, quote_question
 from curiosity_tui.widgets.ordered import OrderedInput, drain
+from curiosity_tui.widgets.rating_guide import RatingGuide
+from curiosity_tui.widgets.rating_layout import RATING_CSS
 from curiosity_tui.widgets.textual_private import add_priority_binding
 
 __all__ = ["Draft", "RatingScreen"]
@@ -56,7 +59,7 @@ __all__ = ["Draft", "RatingScreen"]
 KEYS_LINE = (
     "On a category row: its letter picks · Enter goes to grounds · [ / ] previous / next item "
     "· Del removes the last quote.  In a field: Enter next field · Esc back to the row.  "
-    "Ctrl+S save item · Ctrl+L items · Ctrl+F flag · Ctrl+G guide"
+    "Ctrl+S save item · Ctrl+L items · Ctrl+F flag · Ctrl+G guide · Ctrl+T quote from text"
 )
 
 
@@ -78,41 +81,10 @@ class RatingScreen(Screen[None]):
     HELP_TITLE: ClassVar[str] = "Rating — keys"
     HELP: ClassVar[str] = (
         "Rate one item at a time: pick a category on each question's row, give one line of "
-        "grounds, quote the item exactly where asked, Ctrl+S to save. Category keys act only "
-        "on a category row."
+        "grounds, quote the item exactly where asked (type it, paste it, or pick it from the "
+        "text with Ctrl+T), Ctrl+S to save. Category keys act only on a category row."
     )
-    DEFAULT_CSS = """
-    RatingScreen { layout: vertical; }
-    #rating-top { height: 1; background: $primary-background; }
-    #rating-status { width: 1fr; padding: 0 1; }
-    #rating-progress { width: 34; }
-    #rating-body { height: 1fr; }
-    #rating-items { width: 30; display: none; border-right: solid $primary-lighten-2; }
-    #rating-items.open { display: block; }
-    #rating-item { width: 3fr; padding: 0 1; border-right: solid $primary-lighten-2; }
-    #rating-side { width: 2fr; }
-    #rating-form { height: 1fr; padding: 0 1; }
-    #rating-guide { height: auto; max-height: 40%; background: $boost; padding: 0 1;
-        border-bottom: solid $primary-lighten-2; }
-    #rating-guide.closed { display: none; }
-    #rating-guide.folded { height: 1; max-height: 1; overflow: hidden hidden; }
-    .section-title { text-style: bold; margin-top: 1; color: $accent; }
-    .section-text { margin-bottom: 1; }
-    .section-empty { color: $text-muted; text-style: italic; margin-bottom: 1; }
-    .q-block { height: auto; }
-    #rating-keys { color: $text-muted; }
-    .q-prompt { text-style: bold; margin-top: 1; }
-    .q-help { color: $text-muted; }
-    .q-quote-help { color: $text-muted; margin-top: 1; }
-    .q-quotes { margin: 0 0 0 1; color: $text; }
-    .q-quote-msg { margin: 0 0 0 1; }
-    .q-error { color: $error; margin: 0 0 0 1; }
-    #rating-flag { display: none; }
-    #rating-flag.open { display: block; }
-    #rating-message { height: auto; min-height: 1; padding: 0 1; }
-    #rating-message.error { color: $error; }
-    #rating-message.ok { color: $success; }
-    """
+    DEFAULT_CSS = RATING_CSS
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save item", id="rating.save", priority=True),
@@ -135,6 +107,7 @@ class RatingScreen(Screen[None]):
         Binding("ctrl+l", "toggle_items", "Items", id="rating.items", priority=True),
         Binding("ctrl+f", "flag", "Flag…", id="rating.flag", priority=True),
         Binding("ctrl+g", "toggle_guide", "Guide", id="rating.guide", priority=True),
+        Binding("ctrl+t", "pick_text", "Pick quote", id="rating.pick_text", priority=True),
     ]
 
     def __init__(self, packdir: str | Path, rater: str, *, name: str | None = None) -> None:
@@ -156,6 +129,9 @@ class RatingScreen(Screen[None]):
         # confirms the pick and stays in the grounds (raters press key, Enter, then type).
         self._picked: tuple[str, str] | None = None
         self._quote_msg_for: dict[str, str] = {}  # question → the quote text its message is about
+        self.quote_target: str | None = None  # the question a quote picked from the text joins
+        self.quote_note = ""  # the last quote's verdict (accepted / refused: why)
+        self._pick_from: ItemText | None = None  # the section the rater last picked from
         for key, (qid, cat) in self.key_map.items():
             label = self.scheme.question(qid).category(cat).label
             add_priority_binding(self, key, f"pick('{key}')", f"{qid}: {label}")
@@ -170,10 +146,9 @@ class RatingScreen(Screen[None]):
             with VerticalScroll(id="rating-item"):
                 for i, title in enumerate(self.scheme.sections, start=1):
                     yield Static(title, classes="section-title", id=f"section-title-{i}")
-                    yield Static("", classes="section-text", id=f"section-{i}", markup=False)
+                    yield ItemText(classes="section-text", id=f"section-{i}")
             with Vertical(id="rating-side"):
-                with VerticalScroll(id="rating-guide"):
-                    yield Static(self._guide_text(), id="rating-guide-text")
+                yield RatingGuide(self.scheme.title, self.scheme.instructions, id="rating-guide")
                 with VerticalScroll(id="rating-form"):
                     yield Static(KEYS_LINE, id="rating-keys", markup=False)
                     for q in self.scheme.questions:
@@ -183,18 +158,10 @@ class RatingScreen(Screen[None]):
                         "the flag, Esc cancels)",
                         id="rating-flag",
                     )
-                    yield Static("", id="rating-message")
+                # below the scrolling form, so a message is in view whatever is scrolled
+                # (inside the form it sat below the fold on a 50-row terminal)
+                yield Static("", id="rating-message")
         yield Footer()
-
-    def _guide_text(self, *, folded: bool = False) -> Text:
-        t = Text(end="")
-        t.append("Guide", style="bold underline")
-        if folded:
-            t.append(f"  {self.scheme.title}  (Ctrl+G opens it)", style="dim")
-            return t
-        t.append(f"  {self.scheme.title}  (Ctrl+G hides)\n", style="dim")
-        t.append(self.scheme.instructions)
-        return t
 
     def _compose_question(self, q: Question) -> ComposeResult:
         with Vertical(id=f"q-{q.id}", classes="q-block"):
@@ -224,7 +191,7 @@ class RatingScreen(Screen[None]):
     def on_mount(self) -> None:
         self.watch(self.app, "app_focus", self._app_focus, init=False)
         if self.app.size.height < GUIDE_OPEN_MIN_HEIGHT:  # Q1's choices first (issue 28)
-            self._fold_guide(True)
+            self.query_one(RatingGuide).fold(True)
         self._load(self.index)
         if self.draft_store.note:
             self._message(self.draft_store.note, "error")
@@ -298,8 +265,8 @@ class RatingScreen(Screen[None]):
         self.timer.show(self.item_id)
         item = self.session.pack.item(self.item_id)
         for i, text in enumerate(item.sections, start=1):
-            w = self.query_one(f"#section-{i}", Static)
-            w.update(text if text.strip() else "(empty)")
+            w = self.query_one(f"#section-{i}", ItemText)
+            w.show(text if text.strip() else "(empty)")
             w.set_classes("section-text" if text.strip() else "section-empty")
         self.query_one("#rating-item", VerticalScroll).scroll_home(animate=False)
         draft = self.drafts.get(self.item_id)
@@ -397,7 +364,7 @@ class RatingScreen(Screen[None]):
         if action in ("pick", "remove_quote"):
             return isinstance(focused, ChoiceRow)
         if action == "leave_input":
-            return isinstance(focused, (Input, OptionList))
+            return isinstance(focused, (Input, OptionList, ItemText))
         return True
 
     def _focus_row(self, qid: str) -> None:
@@ -428,6 +395,8 @@ class RatingScreen(Screen[None]):
         if isinstance(focused, OptionList):
             if focused.highlighted is not None:
                 self._jump(focused.highlighted)
+        elif isinstance(focused, ItemText):
+            self._add_picked(focused)
         elif focused is not None and focused.id == "rating-flag":
             self._save_flag()
         elif isinstance(focused, ChoiceRow) and qid:
@@ -461,6 +430,9 @@ class RatingScreen(Screen[None]):
         focused = self.focused
         await drain(focused)
         self._persist()
+        if isinstance(focused, ItemText):
+            self._back_to_quote()
+            return
         if isinstance(focused, OptionList):
             self.query_one("#rating-items").remove_class("open")
         elif focused is not None and focused.id == "rating-flag":
@@ -484,35 +456,77 @@ class RatingScreen(Screen[None]):
             self.focus_previous()
 
     # -- quotes ------------------------------------------------------------------------------
-    def _add_quote(self, qid: str, value: str) -> bool:
+    def _add_quote(self, qid: str, value: str, *, typed: bool = True) -> bool:
+        """Check a quote (typed in the quote line, or picked from the text) and add it."""
         q = self.scheme.question(qid)
-        msg = self.query_one(f"#quote-msg-{qid}", Static)
-        self._quote_msg_for[qid] = value
+        box = self._quote_box(qid)
+        self._quote_msg_for[qid] = box.value  # the message holds until the line is edited
         quote = normalise_ws(value)
-        if len(self.quotes[qid]) >= q.max_quotes:
-            msg.update(
-                Text(
-                    f"refused: at most {q.max_quotes} quotes (Del on the row removes the last)",
-                    style="red",
-                )
-            )
-            return False
-        if quote in self.quotes[qid]:
-            msg.update(Text("refused: already quoted", style="red"))
-            return False
-        short = quote_length_problem(quote, q)
         chk = check_quote(quote, self.session.pack.item(self.item_id).sections)
-        if short or not chk.ok:
-            msg.update(Text(f"refused: {short or chk.reason}", style="red"))
+        refused = (
+            f"at most {q.max_quotes} quotes (Del on the row removes the last)"
+            if len(self.quotes[qid]) >= q.max_quotes
+            else "already quoted"
+            if quote in self.quotes[qid]
+            else quote_length_problem(quote, q) or (None if chk.ok else chk.reason)
+        )
+        self.quote_note = f"refused: {refused}" if refused else f"accepted (section {chk.section})"
+        msg = self.query_one(f"#quote-msg-{qid}", Static)
+        msg.update(Text(self.quote_note, style="red" if refused else "green"))
+        if refused:
             return False
         self.quotes[qid].append(quote)
-        self._quote_msg_for[qid] = ""
-        self._quote_box(qid).value = ""
-        msg.update(Text(f"accepted (section {chk.section})", style="green"))
+        if typed:
+            self._quote_msg_for[qid] = box.value = ""
         self._refresh_quotes(q)
         self._refresh_errors(qid)
         self._persist()
         return True
+
+    # -- quotes picked from the item's text (decision 571) ------------------------------------
+    @on(events.DescendantFocus)
+    def _focus_moved(self, event: events.DescendantFocus) -> None:
+        if isinstance(event.widget, ItemText):
+            self._pick_from = event.widget
+        elif qid := self._qid_of(event.widget):
+            self.quote_target = qid
+
+    async def action_pick_text(self) -> None:
+        """From a question into the item's text to pick its quote; from the text, back."""
+        focused = self.focused
+        await drain(focused)
+        qid = quote_question(self.scheme.questions, self._qid_of(focused) or self.quote_target)
+        if isinstance(focused, ItemText) or qid is None:
+            self._back_to_quote()
+            return
+        self.quote_target = qid
+        self.set_focus(self._pick_from or self.query_one("#section-1", ItemText))
+        self._quote_say(qid, "from the text: arrows move; shift+arrows, or space then arrows, "
+                        "select; Enter adds the selection; Esc back")  # fmt: skip
+
+    def _add_picked(self, text: ItemText) -> None:
+        qid = quote_question(self.scheme.questions, self.quote_target)
+        if qid is None:
+            return
+        if not text.picked.strip():
+            self._quote_say(qid, "select a span first: shift+arrows, or space then arrows, or drag")
+        elif self._add_quote(qid, text.picked, typed=False):
+            text.drop()
+        self.query_one(f"#quote-msg-{qid}").scroll_visible(animate=False)
+
+    def _quote_say(self, qid: str, text: str) -> None:
+        """A line under the question's quotes, in view (the quote's verdict goes there too)."""
+        self._quote_msg_for[qid] = self._quote_box(qid).value
+        self.query_one(f"#quote-msg-{qid}", Static).update(Text(text, style="italic"))
+        self.query_one(f"#quote-msg-{qid}").scroll_visible(animate=False)
+
+    def _back_to_quote(self) -> None:
+        qid = quote_question(self.scheme.questions, self.quote_target)
+        if qid is None:
+            self._message("no question of this scheme takes quotes")
+            return
+        self.set_focus(self._quote_box(qid))
+        self.query_one(f"#q-{qid}").scroll_visible(animate=False, top=True)
 
     async def action_remove_quote(self) -> None:
         qid = self._qid_of(self.focused)
@@ -678,15 +692,5 @@ class RatingScreen(Screen[None]):
             "ok",
         )
 
-    def _fold_guide(self, folded: bool) -> None:
-        """A short terminal shows the guide as its one title line until asked (ctrl+g)."""
-        guide = self.query_one("#rating-guide")
-        guide.set_class(folded, "folded")
-        self.query_one("#rating-guide-text", Static).update(self._guide_text(folded=folded))
-
     async def action_toggle_guide(self) -> None:
-        guide = self.query_one("#rating-guide")
-        if guide.has_class("folded"):
-            self._fold_guide(False)
-        else:
-            guide.toggle_class("closed")
+        self.query_one(RatingGuide).toggle()

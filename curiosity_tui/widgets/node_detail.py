@@ -219,6 +219,11 @@ def _evidence_records(t: Text, evidence: dict[str, EvidenceEntry]) -> None:
             t.append(f"  not verified: {clean(e['reason'], oneline=True)}", style="yellow")
         t.append("\n")
         _block(t, e["passage"], indent=INDENT * 2)
+        for j in e.get("support", ()):  # support judgements (decision 520), each its judge's
+            t.append(f"{INDENT * 2}support: {j['verdict']}", style="bold")
+            by = clean(j["by"], oneline=True)
+            t.append(f" by {by}{'' if j.get('admitted') else ' (not admitted)'}: ", style="dim")
+            t.append(clean(j["grounds"], oneline=True) + "\n")
 
 
 def _preserved(t: Text, pres: list[PreservedEntry]) -> None:

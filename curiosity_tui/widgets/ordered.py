@@ -32,11 +32,18 @@ from textual.app import App
 from textual.events import Key
 from textual.message_pump import MessagePump
 from textual.screen import Screen
-from textual.widgets import Input, OptionList, TextArea
+from textual.widgets import DataTable, Input, OptionList, TextArea
 
 from curiosity_tui.widgets.textual_private import own_bindings
 
-__all__ = ["OrderedInput", "OrderedOptionList", "OrderedTextArea", "drain", "push_when_ready"]
+__all__ = [
+    "OrderedDataTable",
+    "OrderedInput",
+    "OrderedOptionList",
+    "OrderedTextArea",
+    "drain",
+    "push_when_ready",
+]
 
 # Only a safety net: a widget that stops running while we wait must not hang the app.
 _DRAIN_LIMIT_S = 5.0
@@ -58,7 +65,7 @@ async def drain(widget: MessagePump | None) -> None:
         await asyncio.wait_for(asyncio.shield(done), _DRAIN_LIMIT_S)
 
 
-async def _own_binding(widget: Input | TextArea | OptionList, event: Key) -> bool:
+async def _own_binding(widget: Input | TextArea | OptionList | DataTable[Any], event: Key) -> bool:
     """Run ``widget``'s own (non-priority) binding for ``event`` now, in the widget's task."""
     for binding in own_bindings(widget, event.key):
         if binding.priority:
@@ -89,6 +96,15 @@ class OrderedTextArea(TextArea):
 
 class OrderedOptionList(OptionList):
     """An :class:`OptionList` whose cursor keys move the highlight in order with the burst."""
+
+    async def on_key(self, event: Key) -> None:
+        if event.key != "enter":
+            await _own_binding(self, event)
+
+
+class OrderedDataTable(DataTable[Any]):
+    """A :class:`DataTable` whose cursor keys move the cursor in order with the burst (the
+    screen's priority Enter then reads the row the keys before it reached)."""
 
     async def on_key(self, event: Key) -> None:
         if event.key != "enter":
