@@ -143,13 +143,15 @@ def locked(study: Path) -> tuple[Path, str]:
     return study, buf.getvalue()
 
 
-async def _curate_after_s1(app: Any, pilot: Any) -> None:
-    """A merge picked with ↓ from the filter, taken back with z, redone — key by key."""
+async def _curate_after_s2(app: Any, pilot: Any) -> None:
+    """A merge picked with ↓ from the filter, taken back with z, redone — key by key (after
+    session 2: after session 1 a scripted run may hold a single question besides the root,
+    which leaves the picker one target and nothing for ↓ to move to)."""
     from curiosity_tui.screens.curator import CuratorScreen
     from curiosity_tui.screens.reason import ReasonScreen
 
     cur = app.screen
-    assert isinstance(cur, CuratorScreen) and cur.after == 1
+    assert isinstance(cur, CuratorScreen) and cur.after == 2
     while cur.current_id() == "q1":  # the root question stays; move to another row
         await pilot.press("down")
     await pilot.press("M")
@@ -179,11 +181,11 @@ async def _human_arm(app: Any, pilot: Any, req: Any) -> None:
 
     await wait_for(pilot, curator_after(1), "the curator after session 1")
     await pilot.pause()
-    await _curate_after_s1(app, pilot)
-    await pilot.press("ctrl+n")
+    await burst(pilot, ["ctrl+n"])  # a key sent the way a terminal delivers a burst
     await wait_for(pilot, curator_after(2), "the curator after session 2")
     await pilot.pause()
-    await burst(pilot, ["ctrl+n"])  # the same key, sent the way a terminal delivers a burst
+    await _curate_after_s2(app, pilot)
+    await pilot.press("ctrl+n")
     await until_done(app, pilot, req)
 
 
