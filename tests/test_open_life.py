@@ -272,7 +272,7 @@ def test_survival_csv_header_is_the_documented_one(tmp_path: Path, capsys) -> No
     rows = _csv(tmp_path, capsys)
     text = (Path(__file__).resolve().parents[1] / "docs" / "csv.md").read_text(encoding="utf-8")
     section = text.split("## metrics --survival-csv\n", 1)[1].split("\n## ", 1)[0]
-    table = section.split("| column | meaning |", 1)[1].split("\n\n", 1)[0]
+    table = section.split("| column | type | meaning |", 1)[1].split("\n\n", 1)[0]
     documented = [line.split(" | ")[0].strip("| ") for line in table.splitlines()[2:]]
     assert list(rows[0]) == documented
 

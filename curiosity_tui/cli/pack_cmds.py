@@ -314,7 +314,7 @@ def _plan_pack_defaults(args: argparse.Namespace) -> None:
             plan, _ = load_plan(study / PLAN_FILE)
         except PlanError as err:
             raise InputError(f"{err} (pack build reads the study plan's [pack])") from None
-        pack = plan.pack or PackPlan()
+        pack = plan.pack or PackPlan.model_validate({})
     taken = []
     if args.scheme is None:
         args.scheme = pack.scheme if pack else "pilot-01"

@@ -194,8 +194,9 @@ def _pilot_run(args: argparse.Namespace) -> int:
         results = _replay(args, plan, specs, start)
     else:
         results = _execute(args, plan, machine, workers, start)
-        _finish_manifest(args.out, manifest, results, plan.sessions)
-        results += host_attended(args, plan, people, curator)
+        if people:  # the unattended runs' record stands before the app opens for a person
+            _finish_manifest(args.out, manifest, results, plan.sessions)
+            results += host_attended(args, plan, people, curator)
     _finish_manifest(args.out, manifest, results, plan.sessions)
     failed = [(r.ledger, r.failed[0]) for r in results if r.failed]
     for name, (t, reason) in failed:
