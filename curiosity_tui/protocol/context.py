@@ -154,7 +154,7 @@ class SessionContext:
                 kind=kind,
                 session=self.t,
                 messages=messages,
-                schema=spec.model,
+                schema=spec.reply_model(st.schema_dialect),
                 max_tokens=st.fit(cap, messages),
                 internal=internal,
                 validator=spec.check,
