@@ -89,7 +89,10 @@ class Rule:
             if self.min_length is not None and not value.strip():
                 yield f"{where}: blank; write the text"
             elif self.min_length is not None and len(value) < self.min_length:
-                yield f"{where}: at least {self.min_length} characters (got {len(value)})"
+                yield (
+                    f"{where}: {value!r} is too short: write it out in full, at least "
+                    f"{self.min_length} characters (got {len(value)})"
+                )
             if self.max_length is not None and len(value) > self.max_length:
                 yield f"{where}: at most {self.max_length} characters (got {len(value)})"
 

@@ -1,0 +1,119 @@
+"""The repair after a reply cut at its cap (issue 27): the retry says where the reply ran on and
+the bounds in words (what the strict dialect cannot say in its schema), and a runaway list in
+strict cannot pass its slots."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.modelio.json_reply import open_value, ran_on
+from curiosity_tui.offline.scripted_server import Script, ScriptedServer, ScriptRule
+from curiosity_tui.protocol.call_specs import deliverable_spec, judge_before_spec
+
+MSGS = [{"role": "system", "content": "You judge."}, {"role": "user", "content": "Q?"}]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ('{"framings": {"F1": "abc 2.2.3. 2.2.4', ("framings.F1", 16, True)),
+        ('{"facts": {"fact_1": {"text": "x"}, "fact_2": {"te', ("facts.fact_2", 0, False)),
+        ('{"a": ["x", "y", "zz', ("a[2]", 2, True)),
+        ('{"a": [1, 2, 3', ("a", 3, False)),
+        ('{"facts": [{"t": "x"}, {"t": "y"},', ("facts", 2, False)),
+        ('{"q": {"question_1": {"text": "a \\"b\\" c', ("q.question_1.text", 9, True)),
+        ("{}", None),
+        ("not json", None),
+    ],
+)
+def test_where_a_cut_reply_ran_on(text: str, want: tuple[str, int, bool] | None) -> None:
+    assert open_value(text) == want
+
+
+def test_the_note_quotes_the_end_of_a_runaway_text() -> None:
+    note = ran_on('{"framings": {"F1": "The cities ' + "2.2.3. " * 200)
+    assert "framings.F1, a text that ran on for 1411 characters" in note
+    assert note.endswith("2.2.3.).") and len(note) < 200
+
+
+async def test_the_retry_after_a_cut_says_where_and_the_bounds_in_words() -> None:
+    spec = judge_before_spec()
+    wire = spec.json_schema("strict")
+    runaway = '{"framings": {"F1": "Printing ' + "2.2.3. " * 100
+    good = {f"F{i}": None for i in range(1, 6)} | {"F1": "economic"}
+    deps = {f"D{i}": None for i in range(1, 9)}
+    rules = [
+        ScriptRule(kind="judge-before", reply=runaway, finish_reason="length", times=1),
+        ScriptRule(kind="judge-before", reply={"framings": good, "dependencies": deps}),
+    ]
+    with ScriptedServer(Script(rules=rules)) as srv:
+        client = ModelClient(base_url=srv.base_url, api_key="sk-x", model="scripted")
+        value, rec = await client.structured(
+            kind="judge-before",
+            session=1,
+            messages=MSGS,
+            schema=spec.reply_model("strict"),
+            max_tokens=500,
+            internal=True,
+            validator=spec.check,
+            wire_schema=wire,
+            dialect="strict",
+        )
+        await client.aclose()
+        retry = srv.requests[1].body["messages"][-1]["content"]
+    assert rec.repair and rec.earlier[0].finish_reason == "length"  # both calls recorded
+    assert "It was writing framings.F1, a text that ran on for" in retry
+    assert "under 200 characters" in retry and "no repeated words or numbers" in retry
+    assert spec.record(value).framings == ["economic"]  # type: ignore[attr-defined]
+
+
+def test_a_runaway_list_in_strict_has_no_room_past_its_slots() -> None:
+    """SmolLM2 wrote 80+ facts into a strict deliverable until its cap: in strict a bounded
+    list is an object of that many slots, so a grammar ends it there; read back as the list."""
+    spec = deliverable_spec(
+        node_ids=["q1", "q2"],
+        focus_id="q1",
+        requirement_ids=["q1.f1"],
+        open_layer_min=1,
+        checks_in_deliverable=False,
+        downgrades_allowed=False,
+        preserve=False,
+    )
+    strict, full = spec.json_schema("strict"), spec.json_schema("full")
+    facts = strict["properties"]["facts"]
+    assert facts["type"] == "object" and facts["additionalProperties"] is False
+    assert facts["required"] == ["fact_1", "fact_2", "fact_3"]
+    assert strict["properties"]["checks"]["properties"] == {}  # pilot-02: none, said by shape
+    assert full["properties"]["facts"]["type"] == "array"  # full: a list with maxItems
+    assert full["properties"]["facts"]["maxItems"] == 3
+    item = {"node": "q1", "text": "Printers were in Wittenberg.", "source_id": None}
+    reply = {
+        "answer": "Print.",
+        "actions": {"action_1": None, "action_2": None},
+        "new_questions": {"new_question_1": None, "new_question_2": None},
+        "open_layer": {
+            "node_status": "open",
+            "living_questions": {
+                "Q1": {"text": "Who printed the pamphlets?", "parent": "q1"},
+                "Q2": None,
+                "Q3": None,
+            },
+            "return_condition": {
+                "required_facts": {"required_fact_1": "a", "required_fact_2": None},
+                "required_actions": {"required_action_1": None},
+                "closure_test": "t",
+            },
+        },
+        "facts": {"fact_1": item, "fact_2": None, "fact_3": item},
+        "checks": {},
+        "downgrade_proposals": {},
+    }
+    value = spec.reply_model("strict").model_validate_json(json.dumps(reply))
+    spec.check(value)
+    stored = spec.record(value)
+    assert [f.text for f in stored.facts] == [item["text"]] * 2  # type: ignore[attr-defined]
+    assert stored.open_layer.return_condition.required_facts == ["a"]  # type: ignore[attr-defined]
+    assert stored.actions == [] and stored.checks == []  # type: ignore[attr-defined]
