@@ -4,14 +4,20 @@ strict cannot pass its slots."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from curiosity_tui.ledger import Ledger, RunMeta
 from curiosity_tui.modelio.client import ModelClient
 from curiosity_tui.modelio.json_reply import open_value, ran_on
+from curiosity_tui.offline.demo import DemoResponder
 from curiosity_tui.offline.scripted_server import Script, ScriptedServer, ScriptRule
 from curiosity_tui.protocol.call_specs import deliverable_spec, judge_before_spec
+from curiosity_tui.protocol.session import run_session
 
 MSGS = [{"role": "system", "content": "You judge."}, {"role": "user", "content": "Q?"}]
 
@@ -117,3 +123,55 @@ def test_a_runaway_list_in_strict_has_no_room_past_its_slots() -> None:
     assert [f.text for f in stored.facts] == [item["text"]] * 2  # type: ignore[attr-defined]
     assert stored.open_layer.return_condition.required_facts == ["a"]  # type: ignore[attr-defined]
     assert stored.actions == [] and stored.checks == []  # type: ignore[attr-defined]
+
+
+class _LabelsForQuestions:
+    """The demo model, but its deliverables write living questions as labels ("1.1.1.1"), as
+    SmolLM2-135M did in strict, and a free-text request answers with a question."""
+
+    def __init__(self) -> None:
+        self.demo = DemoResponder()
+        self.texts: list[str] = []
+
+    def __call__(self, kind: str, session: int | None, body: dict[str, Any]) -> Any:
+        if kind == "deliverable" and "response_format" not in body:
+            self.texts.append(body["messages"][-1]["content"])
+            return '"Which printers in Wittenberg sold the most pamphlets?"\nmore words'
+        reply = self.demo(kind, session, body)
+        if kind == "deliverable" and isinstance(reply, dict):
+            layer = reply["open_layer"]
+            layer["living_questions"] = [
+                {"text": f"1.{i}.1.1", "parent": q["parent"]}
+                for i, q in enumerate(layer["living_questions"] or [{"parent": None}], 1)
+            ]
+        return reply
+
+
+def test_a_living_question_too_short_is_asked_again_alone(tmp_path: Path) -> None:
+    """Strict cannot say a least length; a model that copies its reply in the repair turn
+    fails the session. Only short texts wrong: each is asked again as free text, recorded."""
+    meta = RunMeta(name="c", seed="Why did pamphlets spread?", config="C-cur", contract="pilot-01")
+    led = Ledger.create(tmp_path / "c", meta)
+    responder = _LabelsForQuestions()
+    with ScriptedServer(responder=responder) as srv:
+        client = ModelClient(base_url=srv.base_url, api_key="sk-x", model="scripted")
+
+        async def go() -> None:
+            try:
+                await run_session(led, client, 1)
+            finally:
+                await client.aclose()
+
+        asyncio.run(go())
+    record = led.session_records()[0]
+    texts = [str(n.get("text") or n.get("question")) for n in led.raw_nodes().values()]
+    led.close()
+    calls = [c for c in record.calls if c.kind == "deliverable"]
+    structured = [c for c in calls if c.response_format == "json_schema"]
+    mended = [c for c in calls if c.response_format != "json_schema"]
+    assert [c.repair for c in structured] == [False, True]  # the client's own repair first
+    assert mended and all(c.repair for c in mended)  # then one free-text call per text
+    assert "open_layer.living_questions.Q1.text: '1.1.1.1' is too short" in responder.texts[0]
+    assert "Questions that keep the focus alive" in responder.texts[0]
+    assert "Which printers in Wittenberg sold the most pamphlets?" in texts
+    assert not any(t.startswith("1.") for t in texts)

@@ -160,15 +160,33 @@ class CallSpec:
         paths = self.slotted(dialect)
         return _reading(self.model, paths) if paths else self.model
 
-    def check(self, reply: BaseModel) -> None:
-        """Raise ValueError naming every enforced rule the reply breaks."""
+    def breaks(self, reply: BaseModel) -> list[tuple[Rule, str, str]]:
+        """Every enforced rule the reply breaks: (rule, where, what is wrong)."""
         data = reply.model_dump(mode="json")
-        found: list[str] = []
+        out: list[tuple[Rule, str, str]] = []
         for rule in self.rules:
             if not rule.enforced:
                 continue
             for where, value in _data_values(data, rule.path):
-                found.extend(rule.problems(where, value))
+                out.extend((rule, where, problem) for problem in rule.problems(where, value))
+        return out
+
+    def description(self, path: str) -> str:
+        """What the schema says of the field at ``path`` and of the list it is in (the words a
+        repair asks with)."""
+        template = _template(self.model, "full")
+        said: list[str] = []
+        paths = [path.rsplit("[]", 1)[0], path] if "[]" in path else [path]
+        for p in paths:
+            for node in _schema_nodes(template, p)[:1]:
+                text = node.get("description") or _non_null(node).get("description")
+                if isinstance(text, str) and text not in said:
+                    said.append(text)
+        return " ".join(said)
+
+    def check(self, reply: BaseModel) -> None:
+        """Raise ValueError naming every enforced rule the reply breaks."""
+        found = [problem for _rule, _where, problem in self.breaks(reply)]
         if found:
             raise ValueError(
                 "; ".join(found[:5]) + (f" (+{len(found) - 5} more)" if len(found) > 5 else "")

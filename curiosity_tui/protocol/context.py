@@ -17,6 +17,7 @@ from curiosity_tui.modelio.call_schemas import DIALECTS, CallSpec, Dialect
 from curiosity_tui.modelio.client import ModelCallError, ModelClient
 from curiosity_tui.modelio.sampling import draw_scope, table_of_options
 from curiosity_tui.protocol.configs import Configuration, get_configuration
+from curiosity_tui.protocol.text_repair import mend_short_texts
 
 T = TypeVar("T")
 
@@ -149,7 +150,7 @@ class SessionContext:
         its token cap fitted to the context window. Returns the stored record of the reply
         (``spec.record``: the wire shape translated once, here)."""
         st = self.settings
-        reply = await self.call(
+        call = self.call(
             self.client.structured(
                 kind=kind,
                 session=self.t,
@@ -164,6 +165,15 @@ class SessionContext:
             ),
             key=key,
         )
+        try:
+            reply = await call
+        except ModelCallError as err:  # only short texts wrong: asked again one by one
+            mended = await mend_short_texts(
+                self, spec, err, kind=kind, messages=messages, internal=internal, key=key
+            )
+            if mended is None:
+                raise
+            return mended
         return spec.record(reply)
 
     def _keep(self, rec: CallRecord, key: str | None) -> None:
