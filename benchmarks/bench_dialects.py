@@ -14,7 +14,7 @@ decision 380; each run as a user runs it: ``ledger new``, ``run``, ``verify``):
         [--configs C-cur,C+cur,B-armed+cur] [--dialects strict,full] [--out DIR]
 
 ``--lane strict`` (or ``full``) runs one dialect only, so two chat servers can take one lane
-each; ``--from DIR`` tabulates what runs recorded in DIR/matrix.jsonl (no server needed).
+each (``--first-rep 3`` to give a third server the last repetition); ``--from DIR`` tabulates what runs recorded in DIR/matrix.jsonl (no server needed).
 A run that stops keeps the sessions it committed; its first failure is shown.
 """
 
@@ -45,7 +45,7 @@ def run_matrix(args: argparse.Namespace, out: Path) -> None:
         args.chat_url.removesuffix("/v1"), args.embed_url.removesuffix("/v1")
     ).start()
     try:
-        for rep in range(1, args.reps + 1):
+        for rep in range(args.first_rep, args.reps + 1):
             for config in args.configs.split(","):
                 for dialect in args.dialects.split(","):
                     name = f"r{rep}-{config}-{dialect}"
@@ -130,6 +130,7 @@ def main() -> int:
     parser.add_argument("--embed-url", help="the embeddings llama-server, …/v1")
     parser.add_argument("--model", default="smollm2")
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--first-rep", type=int, default=1, help="start at this repetition")
     parser.add_argument("--sessions", type=int, default=3)
     parser.add_argument("--configs", default=",".join(CONFIGS))
     parser.add_argument("--dialects", default=",".join(DIALECTS))
