@@ -15,7 +15,7 @@ from curiosity_tui.ledger import Ledger, RunMeta
 from curiosity_tui.modelio.client import ModelClient
 from curiosity_tui.modelio.json_reply import open_value, ran_on
 from curiosity_tui.offline.demo import DemoResponder
-from curiosity_tui.offline.scripted_server import Script, ScriptedServer, ScriptRule
+from curiosity_tui.offline.scripted_server import Reply, Script, ScriptedServer, ScriptRule
 from curiosity_tui.protocol.call_specs import deliverable_spec, judge_before_spec
 from curiosity_tui.protocol.session import run_session
 
@@ -136,7 +136,11 @@ class _LabelsForQuestions:
     def __call__(self, kind: str, session: int | None, body: dict[str, Any]) -> Any:
         if kind == "deliverable" and "response_format" not in body:
             self.texts.append(body["messages"][-1]["content"])
-            return '"Which printers in Wittenberg sold the most pamphlets?"\nmore words'
+            # SmolLM2 rambled on to the cap after its first line: the mend call is cut
+            return Reply(
+                reply='"Which printers in Wittenberg sold the most pamphlets?"\nmore words',
+                finish_reason="length",
+            )
         reply = self.demo(kind, session, body)
         if kind == "deliverable" and isinstance(reply, dict):
             layer = reply["open_layer"]
@@ -171,6 +175,7 @@ def test_a_living_question_too_short_is_asked_again_alone(tmp_path: Path) -> Non
     mended = [c for c in calls if c.response_format != "json_schema"]
     assert [c.repair for c in structured] == [False, True]  # the client's own repair first
     assert mended and all(c.repair for c in mended)  # then one free-text call per text
+    assert all(c.finish_reason == "length" for c in mended)  # cut free text: its first line
     assert "open_layer.living_questions.Q1.text: '1.1.1.1' is too short" in responder.texts[0]
     assert "Questions that keep the focus alive" in responder.texts[0]
     assert "Which printers in Wittenberg sold the most pamphlets?" in texts

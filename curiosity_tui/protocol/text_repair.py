@@ -26,7 +26,7 @@ from curiosity_tui.modelio.json_reply import parse_json_object
 if TYPE_CHECKING:
     from curiosity_tui.protocol.context import SessionContext
 
-TEXT_CAP = 120  # tokens for one mended text: a sentence
+TEXT_CAP = 60  # tokens for one mended text: a sentence (its first line is taken)
 _PART = re.compile(r"\[\d+\]|[^.\[\]]+")
 
 
