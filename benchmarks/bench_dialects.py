@@ -60,6 +60,9 @@ def run_matrix(args: argparse.Namespace, out: Path) -> None:
                         base_url=proxy.base_url,
                         model=args.model,
                         dialect=dialect,
+                        # a seed per repetition: the per-call seeds derive from it, the run's
+                        # name and the session, so without it every repetition is the same draw
+                        extra=("--sampling", f"seed={rep}"),
                     )
                     entry = {
                         "rep": rep,

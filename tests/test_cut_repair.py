@@ -138,7 +138,7 @@ class _LabelsForQuestions:
             self.texts.append(body["messages"][-1]["content"])
             # SmolLM2 rambled on to the cap after its first line: the mend call is cut
             return Reply(
-                reply='"Which printers in Wittenberg sold the most pamphlets?"\nmore words',
+                reply='(1)\n"Which printers in Wittenberg sold the most pamphlets?"\nmore words',
                 finish_reason="length",
             )
         reply = self.demo(kind, session, body)

@@ -5,7 +5,7 @@ living question with a label ("1.1.1.1", "Q1"); shown its reply in the repair tu
 it. When a structured call has failed and every enforced rule its reply breaks is a least
 length (or "not blank"), each such text is asked again alone, as free text, with the call's own
 prompt and a note naming the field, what was wrong and what the schema says of it; the answer
-(its first line, stripped) goes into the reply, which must then pass every rule. Each of these
+(its first line long enough, stripped) goes into the reply, which must then pass every rule. Each of these
 calls is recorded in the session record (``repair: true``, the call's kind). Anything else
 broken, or a mended text that still breaks a rule, and the call fails as it did.
 """
@@ -67,12 +67,12 @@ def _note(spec: CallSpec, rule: Rule, where: str, problem: str) -> str:
     )
 
 
-def _first_line(text: str) -> str:
-    for line in text.splitlines():
-        line = line.strip().strip("\"'`").strip()
-        if line:
-            return line
-    return ""
+def _first_line(text: str, least: int) -> str:
+    """The answer's first line of at least ``least`` characters (a shorter line before it is a
+    label, "(1)" or "Q1:"), stripped of quotes; else its first line."""
+    lines = [line.strip().strip("\"'`").strip() for line in text.splitlines()]
+    lines = [line for line in lines if line]
+    return next((line for line in lines if len(line) >= least), lines[0] if lines else "")
 
 
 def _put(data: Any, where: str, value: str) -> None:
@@ -114,7 +114,7 @@ async def mend_short_texts(
             {**last, "content": last.get("content", "") + _note(spec, rule, where, problem)},
         ]
         text = await ctx.call(_ask(ctx, kind, asked, internal), key=f"{key or kind}:{where}")
-        _put(data, where, _first_line(text))
+        _put(data, where, _first_line(text, rule.min_length or 0))
     try:
         mended = spec.reply_model(dialect).model_validate_json(json.dumps(data))
         spec.check(mended)
