@@ -180,3 +180,37 @@ def test_a_living_question_too_short_is_asked_again_alone(tmp_path: Path) -> Non
     assert "Questions that keep the focus alive" in responder.texts[0]
     assert "Which printers in Wittenberg sold the most pamphlets?" in texts
     assert not any(t.startswith("1.") for t in texts)
+
+
+def test_only_length_breaks_are_mended_and_the_mend_takes_a_line_within_them() -> None:
+    from curiosity_tui.modelio.call_schemas import Rule
+    from curiosity_tui.protocol.text_repair import _first_line, short_texts
+
+    spec = deliverable_spec(
+        node_ids=["q1"],
+        focus_id="q1",
+        requirement_ids=[],
+        open_layer_min=1,
+        checks_in_deliverable=False,
+        downgrades_allowed=False,
+        preserve=False,
+    )
+    layer = {"node_status": "s", "return_condition": None}
+    base = {"answer": "a", "actions": [], "new_questions": [], "facts": [], "checks": []}
+    base["downgrade_proposals"] = []
+
+    def reply(*texts: str) -> Any:
+        slots = dict(zip(["Q1", "Q2", "Q3"], [*texts, None, None, None], strict=False))
+        living = {k: (v and {"text": v, "parent": "q1"}) for k, v in slots.items()}
+        data = {**base, "open_layer": {**layer, "living_questions": living}}
+        return spec.reply_model("strict").model_validate(data)
+
+    long = "The answer is: " * 300  # SmolLM2's, 4,500 characters
+    assert [w for _r, w, _p in short_texts(spec, reply("1.1.1.1", long)) or []] == [
+        "open_layer.living_questions.Q1.text",
+        "open_layer.living_questions.Q2.text",
+    ]
+    assert short_texts(spec, reply("Who printed the pamphlets?")) is None  # nothing broken
+    text = Rule("x", min_length=8, max_length=200)
+    assert _first_line("(1)\n" + "y" * 300 + "\nWho printed them?\n", text) == "Who printed them?"
+    assert _first_line("Q1", text) == "Q1"  # nothing fits: the first line (the rule fails it)

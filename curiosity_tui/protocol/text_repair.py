@@ -1,13 +1,15 @@
-"""A structured reply whose only fault is a text too short, mended text by text (issue 27).
+"""A structured reply whose only fault is a text too short or too long, mended text by text
+(issue 27).
 
-In the strict dialect no schema can say a least length, so a small model may fill a compulsory
-living question with a label ("1.1.1.1", "Q1"); shown its reply in the repair turn, it copies
-it. When a structured call has failed and every enforced rule its reply breaks is a least
-length (or "not blank"), each such text is asked again alone, as free text, with the call's own
-prompt and a note naming the field, what was wrong and what the schema says of it; the answer
-(its first line long enough, stripped) goes into the reply, which must then pass every rule. Each of these
-calls is recorded in the session record (``repair: true``, the call's kind). Anything else
-broken, or a mended text that still breaks a rule, and the call fails as it did.
+In the strict dialect no schema can say a length, so a small model may fill a compulsory living
+question with a label ("1.1.1.1", "Q1") or run one on for thousands of characters; shown its
+reply in the repair turn, it copies it. When a structured call has failed and every enforced
+rule its reply breaks is a text's length (least, most, "not blank"), each such text is asked
+again alone, as free text, with the call's own prompt and a note naming the field, what was
+wrong and what the schema says of it; the answer (its first line within the lengths, stripped)
+goes into the reply, which must then pass every rule. Each of these calls is recorded in the
+session record (``repair: true``, the call's kind). Anything else broken, or a mended text
+that still breaks a rule, and the call fails as it did.
 """
 
 from __future__ import annotations
@@ -26,15 +28,24 @@ from curiosity_tui.modelio.json_reply import parse_json_object
 if TYPE_CHECKING:
     from curiosity_tui.protocol.context import SessionContext
 
-TEXT_CAP = 60  # tokens for one mended text: a sentence (its first line is taken)
+TEXT_CAP = 50  # tokens for one mended text: a sentence under 200 characters (its line is taken)
 _PART = re.compile(r"\[\d+\]|[^.\[\]]+")
 
 
+def _length_only(rule: Rule) -> bool:
+    return (rule.min_length, rule.max_length) != (None, None) and (
+        rule.one_of,
+        rule.min_items,
+        rule.max_items,
+        rule.exact_ids,
+    ) == (None, None, None, None)
+
+
 def short_texts(spec: CallSpec, reply: BaseModel) -> list[tuple[Rule, str, str]] | None:
-    """The breaks of ``reply`` when every one is a text under its least length (None when it
-    breaks anything else, or nothing)."""
+    """The breaks of ``reply`` when every one is a text outside its length bounds (None when
+    it breaks anything else, or nothing)."""
     found = spec.breaks(reply)
-    if not found or any(rule.min_length is None for rule, _where, _problem in found):
+    if not found or not all(_length_only(rule) for rule, _where, _problem in found):
         return None
     return found
 
@@ -67,12 +78,13 @@ def _note(spec: CallSpec, rule: Rule, where: str, problem: str) -> str:
     )
 
 
-def _first_line(text: str, least: int) -> str:
-    """The answer's first line of at least ``least`` characters (a shorter line before it is a
-    label, "(1)" or "Q1:"), stripped of quotes; else its first line."""
+def _first_line(text: str, rule: Rule) -> str:
+    """The answer's first line within the rule's lengths (a shorter line before it is a label,
+    "(1)" or "Q1:"), stripped of quotes; else its first line."""
+    low, high = rule.min_length or 0, rule.max_length or len(text)
     lines = [line.strip().strip("\"'`").strip() for line in text.splitlines()]
     lines = [line for line in lines if line]
-    return next((line for line in lines if len(line) >= least), lines[0] if lines else "")
+    return next((line for line in lines if low <= len(line) <= high), lines[0] if lines else "")
 
 
 def _put(data: Any, where: str, value: str) -> None:
@@ -114,7 +126,7 @@ async def mend_short_texts(
             {**last, "content": last.get("content", "") + _note(spec, rule, where, problem)},
         ]
         text = await ctx.call(_ask(ctx, kind, asked, internal), key=f"{key or kind}:{where}")
-        _put(data, where, _first_line(text, rule.min_length or 0))
+        _put(data, where, _first_line(text, rule))
     try:
         mended = spec.reply_model(dialect).model_validate_json(json.dumps(data))
         spec.check(mended)
