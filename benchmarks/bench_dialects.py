@@ -61,7 +61,8 @@ def run_matrix(args: argparse.Namespace, out: Path) -> None:
                         model=args.model,
                         dialect=dialect,
                         # a seed per repetition: the per-call seeds derive from it, the run's
-                        # name and the session, so without it every repetition is the same draw
+                        # name and the session, so without it repetitions ask with the same
+                        # seeds (two runs then gave the same mend texts word for word)
                         extra=("--sampling", f"seed={rep}"),
                     )
                     entry = {
