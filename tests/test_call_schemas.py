@@ -209,7 +209,7 @@ def test_a_compulsory_open_layer_of_blank_questions_is_refused() -> None:
     data = spec.model.model_validate(random_instance(schema, random.Random(3))).model_dump()
     for text, problem in (("", "blank"), ("   \n        ", "blank"), ("why?", "at least 8")):
         data["open_layer"]["living_questions"] = _slots({"text": text, "parent": "q1"})
-        with pytest.raises(ValueError, match=f"living_questions.Q1.text: {problem}"):
+        with pytest.raises(ValueError, match=f"living_questions.Q1.text: .*{problem}"):
             spec.check(spec.model.model_validate(data))
     data["open_layer"]["living_questions"] = _slots({"text": "Who printed them?", "parent": "q1"})
     spec.check(spec.model.model_validate(data))

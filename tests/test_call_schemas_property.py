@@ -16,6 +16,7 @@ import json
 import random
 import re
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -117,11 +118,17 @@ def test_every_reply_the_schema_allows_passes_the_rules(case: str, dialect: str)
     after = spec.checked_after(dialect)  # type: ignore[arg-type]
     assert [r.path for r in after] == CHECKED_AFTER.get((case, dialect), []), kind
     said = CallSpec(spec.model, tuple(r for r in spec.rules if r not in after))
+    # every bound on a list, guidance too, holds in both dialects (strict: slots; issue 27)
+    counts = tuple(replace(r, enforced=True) for r in spec.rules if r.max_items is not None)
+    bounded = CallSpec(
+        spec.model, tuple(replace(r, one_of=None, max_length=None, min_length=None) for r in counts)
+    )
     broken: Counter[str] = Counter()
     for seed in range(DRAWS):
         value = sample(schema, random.Random(f"{case}|{dialect}|{seed}"))
-        reply = spec.model.model_validate_json(json.dumps(value))
+        reply = spec.reply_model(dialect).model_validate_json(json.dumps(value))  # type: ignore[arg-type]
         said.check(reply)  # every rule the schema says holds, on every draw
+        bounded.check(reply)
         spec.record(reply)  # and the reply translates into its stored record
         try:
             spec.check(reply)
@@ -148,7 +155,7 @@ def test_judge_after_record_pairs_exactly_the_listed_ids(n: int, dialect: str) -
     spec = judge_after_spec(before)
     schema = spec.json_schema(dialect)  # type: ignore[arg-type]
     for seed in range(200):
-        reply = spec.model.model_validate(sample(schema, random.Random(seed)))
+        reply = spec.reply_model(dialect).model_validate(sample(schema, random.Random(seed)))  # type: ignore[arg-type]
         stored = spec.record(reply)
         assert isinstance(stored, JudgeAfterResponse)
         assert sorted(i.id for i in stored.framings) == [f"F{i}" for i in range(1, n + 1)]

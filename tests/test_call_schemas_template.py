@@ -24,6 +24,10 @@ def _definitional(spec: cs.CallSpec, dialect: cs.Dialect) -> dict[str, Any]:
     for rule in spec.rules:
         for node in cs._schema_nodes(schema, rule.path):
             cs._apply(node, rule, dialect)
+    for path in spec.slotted(dialect):  # strict: bounded lists as slots (issue 27)
+        rule = next(r for r in spec.rules if r.path == path and r.max_items is not None)
+        for node in cs._schema_nodes(schema, path):
+            cs._array_as_slots(node, path, rule.min_items, rule.max_items or 0)
     return schema
 
 
@@ -68,7 +72,10 @@ def test_the_template_gives_the_schemas_built_per_call(dialect: cs.Dialect) -> N
 
 def test_a_call_changing_its_schema_does_not_change_the_next() -> None:
     spec = sp.curator_spec(["q1", "q2"])
-    first = spec.json_schema("strict")
+    first = spec.json_schema("full")
     first["properties"]["actions"]["items"]["properties"].clear()
     first["required"].append("mutated")
+    assert json.dumps(spec.json_schema("full")) == json.dumps(_definitional(spec, "full"))
+    slots = spec.json_schema("strict")  # strict: the bounded list is slots, each its own copy
+    slots["properties"]["actions"]["properties"]["action_1"]["anyOf"][0]["properties"].clear()
     assert json.dumps(spec.json_schema("strict")) == json.dumps(_definitional(spec, "strict"))

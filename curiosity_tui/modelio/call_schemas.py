@@ -9,8 +9,11 @@ bounds). From it come both
 
   - ``strict``: the common subset hosted APIs accept in strict mode: every field required,
     nullable instead of optional, ``additionalProperties: false``, ``enum`` s; no item counts,
-    no string lengths, no tuples;
-  - ``full``: strict plus ``minItems``/``maxItems`` and ``minLength``/``maxLength``;
+    no string lengths, no tuples; a list with a bound (guidance too) is sent as an object of
+    that many nullable slots (``facts``: ``fact_1`` … ``fact_3``), read back into the list by
+    :meth:`CallSpec.reply_model` (issue 27: a runaway list cannot run past its slots);
+  - ``full``: strict plus ``minItems``/``maxItems`` and ``minLength``/``maxLength`` (lists
+    stay lists);
 
   an enforced count or pairing is said by the reply's shape in both (issue 27, decision 360): a
   ``min_items``/``max_items`` rule on an object of nullable slots drops the first slots' null
@@ -37,7 +40,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, create_model, model_validator
 
 Dialect = Literal["strict", "full"]
 DIALECTS: tuple[str, ...] = ("strict", "full")
@@ -86,7 +89,10 @@ class Rule:
             if self.min_length is not None and not value.strip():
                 yield f"{where}: blank; write the text"
             elif self.min_length is not None and len(value) < self.min_length:
-                yield f"{where}: at least {self.min_length} characters (got {len(value)})"
+                yield (
+                    f"{where}: {value!r} is too short: write it out in full, at least "
+                    f"{self.min_length} characters (got {len(value)})"
+                )
             if self.max_length is not None and len(value) > self.max_length:
                 yield f"{where}: at most {self.max_length} characters (got {len(value)})"
 
@@ -124,17 +130,63 @@ class CallSpec:
         for rule in self.rules:
             for node in _schema_nodes(schema, rule.path):
                 _apply(node, rule, dialect)
+        for path in self.slotted(dialect):  # last: each slot gets the item with its rules
+            for node in _schema_nodes(schema, path):
+                rule = next(r for r in self.rules if r.path == path and r.max_items is not None)
+                _array_as_slots(node, path, rule.min_items, rule.max_items or 0)
         return schema
 
-    def check(self, reply: BaseModel) -> None:
-        """Raise ValueError naming every enforced rule the reply breaks."""
+    def slotted(self, dialect: Dialect) -> tuple[str, ...]:
+        """The paths of the lists sent as objects of slots: in ``strict``, every list with a
+        bound (``max_items``), which only a shape can say there."""
+        if dialect != "strict":
+            return ()
+        template = _template(self.model, dialect)
+        return tuple(
+            dict.fromkeys(
+                r.path
+                for r in self.rules
+                if r.max_items is not None
+                and any(
+                    _non_null(n).get("type") == "array" for n in _schema_nodes(template, r.path)
+                )
+            )
+        )
+
+    def reply_model(self, dialect: Dialect = "strict") -> type[BaseModel]:
+        """The model a reply in ``dialect`` is read with: :attr:`model`, reading the slots of
+        the lists :meth:`slotted` sends back into lists (their values not null, in slot order).
+        :meth:`record` gives the stored record as :attr:`model` itself."""
+        paths = self.slotted(dialect)
+        return _reading(self.model, paths) if paths else self.model
+
+    def breaks(self, reply: BaseModel) -> list[tuple[Rule, str, str]]:
+        """Every enforced rule the reply breaks: (rule, where, what is wrong)."""
         data = reply.model_dump(mode="json")
-        found: list[str] = []
+        out: list[tuple[Rule, str, str]] = []
         for rule in self.rules:
             if not rule.enforced:
                 continue
             for where, value in _data_values(data, rule.path):
-                found.extend(rule.problems(where, value))
+                out.extend((rule, where, problem) for problem in rule.problems(where, value))
+        return out
+
+    def description(self, path: str) -> str:
+        """What the schema says of the field at ``path`` and of the list it is in (the words a
+        repair asks with)."""
+        template = _template(self.model, "full")
+        said: list[str] = []
+        paths = [path.rsplit("[]", 1)[0], path] if "[]" in path else [path]
+        for p in paths:
+            for node in _schema_nodes(template, p)[:1]:
+                text = node.get("description") or _non_null(node).get("description")
+                if isinstance(text, str) and text not in said:
+                    said.append(text)
+        return " ".join(said)
+
+    def check(self, reply: BaseModel) -> None:
+        """Raise ValueError naming every enforced rule the reply breaks."""
+        found = [problem for _rule, _where, problem in self.breaks(reply)]
         if found:
             raise ValueError(
                 "; ".join(found[:5]) + (f" (+{len(found) - 5} more)" if len(found) > 5 else "")
@@ -144,8 +196,13 @@ class CallSpec:
         return self.check
 
     def record(self, reply: BaseModel) -> BaseModel:
-        """The stored record of a checked reply (translated once, here, from the wire shape)."""
-        return reply if self.stored is None else self.stored(reply)
+        """The stored record of a checked reply (translated once, here, from the wire shape;
+        a reply read with :meth:`reply_model` comes back as :attr:`model`)."""
+        if self.stored is not None:
+            return self.stored(reply)
+        if type(reply) is not self.model:
+            return self.model.model_validate(reply.model_dump())
+        return reply
 
     def shorter(self) -> CallSpec:
         """This spec for the retry after a reply cut at its cap (issue 27): every guidance
@@ -177,8 +234,8 @@ class CallSpec:
                 continue
             if rule.min_length is not None or (dialect == "strict" and rule.max_length is not None):
                 out.append(rule)
-            elif dialect == "strict" and (rule.min_items, rule.max_items) != (None, None):
-                nodes = _schema_nodes(schema, rule.path)
+            elif dialect == "strict" and rule.min_items is not None and rule.max_items is None:
+                nodes = _schema_nodes(schema, rule.path)  # a bound list is slots instead
                 if any(_non_null(n).get("type") == "array" for n in nodes):
                     out.append(rule)
         return out
@@ -335,6 +392,95 @@ def _bound_slots(target: dict[str, Any], low: int | None, high: int | None) -> N
     for key in keys[: low or 0]:
         if key in props:
             props[key] = _non_null(props[key])
+
+
+def slot_names(path: str, n: int) -> list[str]:
+    """The slots of the list at ``path`` sent as an object: ``facts`` -> ``fact_1`` …"""
+    name = path.rsplit(".", 1)[-1]
+    stem = name[:-1] if name.endswith("s") else name
+    return [f"{stem}_{i}" for i in range(1, n + 1)]
+
+
+def _array_as_slots(node: dict[str, Any], path: str, low: int | None, high: int) -> None:
+    """The array at ``node`` (or its non-null branch) becomes an object of ``high`` slots,
+    each the item or null, the first ``low`` not nullable; its description stays."""
+    target = _non_null(node)
+    if target.get("type") != "array":
+        return
+    item = target.get("items", {})
+    names = slot_names(path, high)
+    props = {
+        k: (item if i < (low or 0) else {"anyOf": [item, {"type": "null"}]})
+        for i, k in enumerate(names)
+    }
+    kept = {k: v for k, v in target.items() if k in ("title", "description")}
+    target.clear()
+    target.update(kept)
+    target.update(
+        type="object",
+        properties=_copy_tree(props),
+        required=names,
+        additionalProperties=False,
+    )
+
+
+@functools.cache
+def _reading(model: type[BaseModel], paths: tuple[str, ...]) -> type[BaseModel]:
+    def slots_to_lists(cls: type[BaseModel], data: Any) -> Any:
+        return lists_from_slots(data, paths)
+
+    reader: type[BaseModel] = create_model(
+        model.__name__,
+        __base__=model,
+        __module__=model.__module__,
+        __validators__={"slots_to_lists": model_validator(mode="before")(slots_to_lists)},  # type: ignore[dict-item]
+    )
+    return reader
+
+
+def lists_from_slots(data: Any, paths: tuple[str, ...]) -> Any:
+    """``data`` (a reply's JSON) with the object of slots at each path as the list of its values
+    not null, in slot order (a copy where it changes; anything else as given)."""
+    if not isinstance(data, dict):
+        return data
+    out = dict(data)
+    for path in paths:
+        head, _, rest = path.partition(".")
+        if head not in out:
+            continue
+        if rest:
+            out[head] = lists_from_slots(out[head], (rest,))
+        elif isinstance(out[head], dict):
+            out[head] = [v for v in out[head].values() if v is not None]
+    return out
+
+
+def slots_from_lists(data: Any, schema: dict[str, Any]) -> Any:
+    """``data`` in the stored shape (plain JSON) with every list the schema sends as an object
+    of slots (:func:`slot_names`) as that object, unused slots null and items past the last
+    slot under the next names (which the schema forbids, as it forbade the long list): what a
+    canned reply becomes for a request in ``strict``. The inverse of :func:`lists_from_slots`."""
+    if not isinstance(data, dict):
+        return data
+    props = _non_null(schema).get("properties", {})
+    return {k: _fit(k, v, props.get(k)) for k, v in data.items()}
+
+
+def _fit(name: str, value: Any, sub: dict[str, Any] | None) -> Any:
+    if sub is None:
+        return value
+    branch = _non_null(sub)
+    slots = branch.get("properties")
+    if isinstance(value, list) and isinstance(slots, dict):
+        if list(slots) != slot_names(name, len(slots)):
+            return value
+        names = slot_names(name, max(len(slots), len(value)))
+        item = _non_null(next(iter(slots.values()))) if slots else {}
+        values = [slots_from_lists(v, item) for v in value]
+        return dict(zip(names, values + [None] * (len(names) - len(values)), strict=True))
+    if isinstance(value, list):
+        return [slots_from_lists(v, branch.get("items") or {}) for v in value]
+    return slots_from_lists(value, sub)
 
 
 # --------------------------------------------------------------------------- data side

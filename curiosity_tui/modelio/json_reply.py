@@ -123,8 +123,8 @@ def repair_turn(
     messages with a note to be brief; a long one is quoted as a short excerpt."""
     if truncated:
         note = (
-            f"\n\n(An earlier reply was cut off and could not be used: {problem}. "
-            "Reply with a shorter, complete JSON object.)"
+            f"\n\n(An earlier reply was cut off and could not be used: {problem}.{ran_on(content)} "
+            f"Reply with a shorter, complete JSON object: {BOUNDS_IN_WORDS})"
         )
         *head, last = [dict(m) for m in messages]
         if last.get("role") == "user":
@@ -145,6 +145,80 @@ def repair_turn(
             + repair_message(problem),
         },
     ]
+
+
+BOUNDS_IN_WORDS = (
+    "each text one or two sentences (under 200 characters), no repeated words or numbers, "
+    "and only the items you need (null for a slot left unused)."
+)
+"""What the repair after a cut asks, in words: a dialect without lengths (strict) cannot say
+them in the schema, and a small model's runaway string or list is what a cut usually is."""
+
+
+def ran_on(content: str) -> str:
+    """Where a reply cut mid-JSON ran on, said for the repair turn ("" when it cannot be told):
+    the path of the text or list it was writing and how long that had grown."""
+    found = open_value(content)
+    if found is None:
+        return ""
+    path, size, is_text = found
+    if not path:
+        return ""
+    if is_text:
+        tail = " ".join(content[-min(size, 60) :].split())
+        return f" It was writing {path}, a text that ran on for {size} characters (…{tail})."
+    return f" It was writing {path} ({size} items so far)."
+
+
+def open_value(text: str) -> tuple[str, int, bool] | None:
+    """The innermost value still open where ``text`` (JSON cut short) ends: its path
+    (``framings.F1``, ``facts[3]``), its size (characters of a text; items of a list, keys of an
+    object) and whether it is a text; None when the text is not JSON cut inside an object."""
+    stack: list[list[Any]] = []  # per open container: [kind "{"/"[", key or index, items, key next]
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        top = stack[-1] if stack else None
+        if c == '"':
+            is_key = top is not None and top[0] == "{" and top[3]
+            if top is not None and not is_key and top[0] == "[":
+                top[1], top[2] = top[2], top[2] + 1
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            if j >= n:  # the cut is inside this string
+                if is_key:
+                    return (_path(stack[:-1]), top[2], False) if top else None
+                return _path(stack), n - i - 1, True
+            if is_key and top is not None:
+                top[1], top[2], top[3] = text[i + 1 : j], top[2] + 1, False
+            i = j + 1
+            continue
+        if c in "{[":
+            if top is not None and top[0] == "[":
+                top[1], top[2] = top[2], top[2] + 1
+            stack.append([c, None, 0, c == "{"])
+        elif c in "}]" and stack:
+            stack.pop()
+        elif c == "," and top is not None and top[0] == "{":
+            top[3] = True
+        elif c not in ",: \t\r\n" and top is not None and top[0] == "[":
+            top[1], top[2] = top[2], top[2] + 1  # a number, true, false or null
+            while i + 1 < n and text[i + 1] not in ",]":
+                i += 1
+        i += 1
+    if not stack:
+        return None
+    return _path(stack[:-1]), stack[-1][2], False
+
+
+def _path(stack: list[list[Any]]) -> str:
+    out = ""
+    for kind, key, _items, _key_next in stack:
+        if key is None:
+            continue
+        out += f"[{key}]" if kind == "[" else (f".{key}" if out else str(key))
+    return out
 
 
 def with_schema_in_last_user_turn(

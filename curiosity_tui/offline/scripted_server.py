@@ -59,6 +59,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from curiosity_tui.errors import InputError
+from curiosity_tui.modelio.call_schemas import slots_from_lists
+from curiosity_tui.modelio.schema_text import PREAMBLE
 from curiosity_tui.protocol.reply_shapes import OTHER_WIRE_MODELS, WIRE_MODEL_OF_KIND, to_wire
 
 Fault = Literal[
@@ -234,13 +236,33 @@ def probe_reply(body: dict[str, Any], counts: bool = False) -> dict[str, Any]:
 
 def _shaped(kind: str, body: dict[str, Any], reply: Any) -> Any:
     """A reply scripted in the stored shape, in the wire shape the request asks for (issue 27):
-    where the request's schema (in any response format) is the kind's wire model."""
+    where the request's schema (in any response format) is the kind's wire model; and every
+    list the schema sends as slots (the strict dialect's bounded lists) as those slots."""
     name = WIRE_MODEL_OF_KIND.get(kind)
     sent = json.dumps(body, ensure_ascii=False)
     names = (name, *OTHER_WIRE_MODELS.get(kind, ())) if name else ()
-    if not any(n in sent for n in names):
-        return reply
-    return to_wire(kind, reply)
+    if any(n in sent for n in names):
+        reply = to_wire(kind, reply)
+    schema = _request_schema(body)
+    return reply if schema is None else slots_from_lists(reply, schema)
+
+
+def _request_schema(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON schema a request carries: in ``response_format`` (json_schema, or json_object's
+    ``schema``), else the one the last user turn states (prompt mode); None when none."""
+    fmt = body.get("response_format") or {}
+    schema = (fmt.get("json_schema") or {}).get("schema") or fmt.get("schema")
+    if isinstance(schema, dict):
+        return schema
+    users = [m for m in body.get("messages") or [] if m.get("role") == "user"]
+    text = str(users[-1].get("content") or "") if users else ""
+    if PREAMBLE not in text:
+        return None
+    try:
+        found = json.loads(text.rsplit(PREAMBLE, 1)[1])
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) else None
 
 
 class ScriptedServer:

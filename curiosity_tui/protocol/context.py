@@ -18,6 +18,7 @@ from curiosity_tui.modelio.client import ModelCallError, ModelClient
 from curiosity_tui.modelio.sampling import draw_scope, table_of_options
 from curiosity_tui.protocol.configs import Configuration, get_configuration
 from curiosity_tui.protocol.tension_options import TensionOptions, tension_options
+from curiosity_tui.protocol.text_repair import mend_short_texts
 
 T = TypeVar("T")
 
@@ -154,12 +155,12 @@ class SessionContext:
         its token cap fitted to the context window. Returns the stored record of the reply
         (``spec.record``: the wire shape translated once, here)."""
         st = self.settings
-        reply = await self.call(
+        call = self.call(
             self.client.structured(
                 kind=kind,
                 session=self.t,
                 messages=messages,
-                schema=spec.model,
+                schema=spec.reply_model(st.schema_dialect),
                 max_tokens=st.fit(cap, messages),
                 internal=internal,
                 validator=spec.check,
@@ -169,6 +170,15 @@ class SessionContext:
             ),
             key=key,
         )
+        try:
+            reply = await call
+        except ModelCallError as err:  # only short texts wrong: asked again one by one
+            mended = await mend_short_texts(
+                self, spec, err, kind=kind, messages=messages, internal=internal, key=key
+            )
+            if mended is None:
+                raise
+            return mended
         return spec.record(reply)
 
     def _keep(self, rec: CallRecord, key: str | None) -> None:

@@ -278,7 +278,9 @@ async def deliverable_step(
         spec, kind="deliverable", messages=messages, cap=cap, internal=False, key="deliverable"
     )
     assert isinstance(deliv, DeliverableResponse)
-    if ctx.record.calls[-1].finish_reason == "length":
+    # the last structured reply (a short text asked again alone is free text: decision 550)
+    last = next(c for c in reversed(ctx.record.calls) if c.response_format is not None)
+    if last.finish_reason == "length":
         raise SessionFailure(
             ctx.t, "the deliverable was truncated (finish_reason length)", ctx.record
         )

@@ -96,7 +96,7 @@ async def model_curate(
             kind="curator",
             session=after + 1,
             messages=messages,
-            schema=CuratorResponse,
+            schema=spec.reply_model(st.schema_dialect),
             max_tokens=st.fit(budget, messages),
             internal=False,
             validator=spec.check,
@@ -105,6 +105,7 @@ async def model_curate(
         )
     except ModelCallError as err:
         return list(err.records), [f"curator call failed: {err.reason}"]
+    assert isinstance(reply, CuratorResponse)
     notes = apply_curator_actions(led, reply.actions, _last_open)  # checked (decision 407)
     return [rec], notes
 
