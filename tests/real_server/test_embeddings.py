@@ -58,6 +58,7 @@ def test_protocol_run_with_endpoint_embeddings(
         base_url=proxy.base_url,
         model=servers.model,
         extra=("--embedding-model", servers.embed_model),
+        resumes=2,  # a 135M model's reply cut twice at its cap stops a session: resume it
     )
     assert_completed(outcome, 2)
     assert_protocol_records(outcome)
