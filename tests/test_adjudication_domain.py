@@ -172,7 +172,7 @@ def test_agreement_uses_the_raw_ratings_only(pack: Path) -> None:
 def test_unblind_exports_adjudications_apart_from_raw_tables(pack: Path) -> None:
     from curiosity_tui.packs.adjudication import adjudication_path as apath
     from curiosity_tui.packs.pack import sha256_bytes
-    from curiosity_tui.packs.unblind import format_unblind
+    from curiosity_tui.packs.unblind_text import format_unblind
 
     order = Pack.open(pack).order
     adjudicate(pack, order[0], "q1", "fresh", "starts over", by="cy")

@@ -331,7 +331,8 @@ def test_agreement_reports_human_model_and_cross_groups_never_pooled(pack: Path)
 
 
 def test_unblind_tables_are_per_group(pack: Path) -> None:
-    from curiosity_tui.packs.unblind import format_unblind, unblind
+    from curiosity_tui.packs.unblind import unblind
+    from curiosity_tui.packs.unblind_text import format_unblind
 
     order = _mixed_pack(pack)
     rep = unblind(pack, by="human:cy", force=True)  # model:m2 has a missing rating

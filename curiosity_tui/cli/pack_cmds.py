@@ -619,7 +619,8 @@ def _ratings_export(args: argparse.Namespace) -> int:
 
 
 def _unblind(args: argparse.Namespace) -> int:
-    from curiosity_tui.packs.unblind import format_unblind, unblind
+    from curiosity_tui.packs.unblind import unblind
+    from curiosity_tui.packs.unblind_text import format_unblind
 
     _refuse_export(args.packdir, "unblind")
     by = args.by or getpass.getuser()

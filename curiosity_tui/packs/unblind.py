@@ -602,10 +602,3 @@ def _config_table(
         by_run=by_run,
         runs=dict(runs),
     )
-
-
-def format_unblind(rep: UnblindReport) -> str:
-    """The report as text (:mod:`curiosity_tui.packs.unblind_text`)."""
-    from curiosity_tui.packs.unblind_text import unblind_text
-
-    return unblind_text(rep)

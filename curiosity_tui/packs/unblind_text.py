@@ -1,6 +1,6 @@
 """``unblind``'s text: the per-arm tables per rater group, the control items, every item's
-categories and the adjudicated set after them (moved out of :mod:`curiosity_tui.packs.unblind`,
-which keeps ``format_unblind`` as the name callers use)."""
+categories and the adjudicated set after them (moved out of :mod:`curiosity_tui.packs.unblind`;
+``format_unblind`` lives here, so the two modules do not import each other)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 from curiosity_tui.packs.rating import rater_group
 
-if TYPE_CHECKING:  # unblind imports this module when it formats
+if TYPE_CHECKING:  # the records only: unblind itself never imports this module
     from curiosity_tui.packs.unblind import ConfigTable, ControlResult, UnblindReport
 
-__all__ = ["unblind_text"]
+__all__ = ["format_unblind", "unblind_text"]
 
 
 def unblind_text(rep: UnblindReport) -> str:
@@ -131,3 +131,8 @@ def _format_adjudicated(rep: UnblindReport) -> list[str]:
             f"{a.adjudicated} by {a.adjudicator} (record {a.seq}{again})"
         )
     return lines
+
+
+def format_unblind(rep: UnblindReport) -> str:
+    """The report as text: the name ``unblind`` callers print with."""
+    return unblind_text(rep)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
@@ -26,7 +26,35 @@ from curiosity_tui.modelio.client import ModelCallError
 from curiosity_tui.modelio.json_reply import parse_json_object
 
 if TYPE_CHECKING:
-    from curiosity_tui.protocol.context import SessionContext
+    from collections.abc import Awaitable, Sequence
+
+    from curiosity_tui.modelio.client import ModelClient
+
+
+class _Settings(Protocol):
+    @property
+    def schema_dialect(self) -> Dialect: ...
+
+    def fit(self, cap: int, messages: Sequence[dict[str, str]]) -> int: ...
+
+
+class SessionContext(Protocol):
+    """What a mend needs of the session's context (``protocol.context.SessionContext``, which
+    imports this module: named by shape here, so the two do not import each other)."""
+
+    @property
+    def client(self) -> ModelClient: ...
+
+    @property
+    def t(self) -> int: ...
+
+    @property
+    def settings(self) -> _Settings: ...
+
+    async def call(
+        self, aw: Awaitable[tuple[str, CallRecord]], *, key: str | None = None
+    ) -> str: ...
+
 
 TEXT_CAP = 50  # tokens for one mended text: a sentence under 200 characters (its line is taken)
 _PART = re.compile(r"\[\d+\]|[^.\[\]]+")
