@@ -8,6 +8,7 @@ its chain, ``packs/…``) is a study too. ``audit`` takes the study folder."""
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -162,11 +163,29 @@ def test_audit_takes_the_study_folder(study: Path, capsys: pytest.CaptureFixture
     assert rc in (0, 1) and out.startswith(f"closure audit of 2 ledger(s) in {study}")
 
 
+def _tables_shape(app) -> list[object]:  # type: ignore[no-untyped-def]
+    """What a snapshot would show of every table: its rows' text and its columns' widths."""
+    shape: list[object] = []
+    for table in app.screen.query(DataTable):
+        shape.append([c.width for c in table.columns.values()])
+        shape.append([str(table.get_row_at(i)) for i in range(table.row_count)])
+    return shape
+
+
 async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(3):
+    """Until the workers are done and the tables have kept their text and column widths for
+    three turns (the verify and verdict cells are filled by a worker, then their columns
+    widen; under load a fixed number of pauses could catch the cells before the widening)."""
+    deadline = time.monotonic() + 60
+    last: list[object] | None = None
+    steady = 0
+    while steady < 3 and time.monotonic() < deadline:
         await pilot.pause()
         await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+        await pilot.pause(0.05)
+        now = _tables_shape(pilot.app)
+        steady = steady + 1 if now == last else 0
+        last = now
 
 
 def _names(table: DataTable) -> list[str]:  # type: ignore[type-arg]
