@@ -289,6 +289,9 @@ class WorkspaceScreen(AppScreen):
             for st, key in zip(self.studies, keys, strict=True):
                 for (_label, col), cell in zip(STUDY_COLUMNS, study_row(st), strict=True):
                     table.update_cell(key, col, cell, update_width=True)
+            # the table measures updated cells when its queue next runs empty; a message to it
+            # makes sure that happens now, not at the next key press (the cells were seen cut)
+            table.call_later(table.refresh)
         for w in self.query(".study-part"):
             w.display = bool(self.studies)
         if self.studies:
