@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from curiosity_tui.analysis.plan import PilotPlan
-from curiosity_tui.analysis.rundata import RunData, RunSession
+from curiosity_tui.analysis.rundata import RunData, RunSession, load_runs
 from curiosity_tui.analysis.sweep import sweep_runs
 from curiosity_tui.cli import main
+from curiosity_tui.errors import InputError
 from curiosity_tui.ledger import Ledger, iter_ledgers
 
 PLAN = """\
@@ -140,25 +141,46 @@ def test_sweep_never_pools_two_measures() -> None:
     assert [r.n for r in out] == [1, 1]
 
 
-def test_per_candidate_sweep_reads_the_delta_preserve_read() -> None:
+def _terms(deltas: list[float]) -> dict[str, object]:
+    """A session's tension terms with a Δ per candidate, as the journal stores them."""
+    n = len(deltas)
+    return {
+        **{"D": 0.0, "F_before": 1, "U_before": 1, "F_after": 1, "U_after": 1},
+        "candidates": [f"c{i}" for i in range(n)],
+        "similarities": [[1.0 if i == j else 0.5 for j in range(n)] for i in range(n)],
+        "embedder": "tfidf",
+        "per_candidate": [
+            {"index": i, "F_after": 1, "U_after": 1, "tension_after": 0.3, "delta": d}
+            for i, d in enumerate(deltas)
+        ],
+    }
+
+
+def test_per_candidate_sweep_reads_the_delta_preserve_read(tmp_path: Path) -> None:
+    deltas = [-0.4, -0.05, -0.3]
+    basis = {"measure": "as-run", "by_delta": "ANSWER", "candidate": 1, "delta": -0.05}
     s = RunSession.model_validate(
         {
             "session": 1,
+            "config": "C-cur",
             "decision": "ANSWER",
             "delta": -0.4,
-            "tension": {"per_candidate": [{"delta": -0.4}, {"delta": -0.05}, {"delta": -0.3}]},
-            "decided": {"kind": "research"},
+            "tension": _terms(deltas),
+            "decided": {**basis, "kind": "research"},
         }
     )
     assert s.decision_delta() == -0.05
-    service = RunSession.model_validate({**s.model_dump(), "decided": {"kind": "service"}})
+    service = RunSession.model_validate({**s.model_dump(), "decided": {**basis, "kind": "service"}})
     run = RunData(config="C-cur", run_id="r", sessions=[s, service])
     assert run.deltas() == [-0.05]
-    # a run file's malformed entries are passed over, never a traceback
-    odd = RunSession.model_validate(
-        {"session": 1, "delta": -0.2, "tension": {"per_candidate": [{"x": 1}, "y", {"delta": "z"}]}}
-    )
-    assert odd.decision_delta() == -0.2
+    # a run file's malformed entries are refused in one line naming the file (decision 501:
+    # run files are read as strictly as the journal), never a traceback
+    bad = run.model_dump(mode="json")
+    bad["sessions"][0]["tension"]["per_candidate"] = [{"x": 1}, "y", {"delta": "z"}]
+    path = tmp_path / "odd.run.json"
+    path.write_text(json.dumps(bad), encoding="utf-8")
+    with pytest.raises(InputError, match=r"odd\.run\.json: not a run file: sessions"):
+        load_runs([path])
 
 
 def test_tension_metrics_on_the_plan_runs(runs: Path) -> None:
@@ -188,8 +210,11 @@ def test_fallback_and_override_shares_by_hand() -> None:
                 "session": t,
                 "decision": "ANSWER" if kind == "service" else by,
                 "delta": -0.3,
-                "tension": {"per_candidate": [{"delta": -0.3}]},
-                "decided": {"kind": kind, "by_delta": by, "fallback": fallback},
+                "tension": _terms([-0.3]),
+                "decided": {
+                    **{"measure": "as-run", "candidate": 0, "delta": -0.3},
+                    **{"kind": kind, "by_delta": by, "fallback": fallback},
+                },
             }
         )
 

@@ -9,7 +9,8 @@ embedder and live with it, not here.
 from __future__ import annotations
 
 from curiosity_tui.analysis.registry import register
-from curiosity_tui.analysis.rundata import RunData, RunNode, RunSession
+from curiosity_tui.analysis.rundata import RunData, RunNode
+from curiosity_tui.ledger.models import SessionRecord
 
 # --------------------------------------------------------------------------- ledger (§8)
 
@@ -151,7 +152,7 @@ def preserve_share(run: RunData) -> float | None:
 PROGRESSION_SESSIONS = range(2, 6)
 
 
-def _forced(s: RunSession) -> bool:
+def _forced(s: SessionRecord) -> bool:
     return s.focus is not None or s.counts.forced_focus
 
 

@@ -35,6 +35,7 @@ from curiosity_tui.analysis.rundata import RunData
 from curiosity_tui.analysis.signature import QuestionSignature, SignatureItem
 from curiosity_tui.analysis.similarity import DEFAULT_EMBEDDER
 from curiosity_tui.blas import one_blas_thread
+from curiosity_tui.ledger.models import Mind
 from curiosity_tui.modelio.embedders import Embedder
 
 SURVIVAL_THRESHOLD = 0.80
@@ -74,8 +75,8 @@ def transition_words(kind: str) -> str:
 
 def _mind(session: Any, run: RunData) -> tuple[str, str, str | None]:
     m = getattr(session, "mind", None)
-    if isinstance(m, dict) and m.get("kind") in ("model", "human"):
-        return str(m["kind"]), str(m.get("name", "")), m.get("endpoint")
+    if isinstance(m, Mind):
+        return m.kind, m.name, m.endpoint
     return "model", str(run.meta.get("model") or ""), None
 
 

@@ -22,9 +22,10 @@ from pydantic import BaseModel
 
 from curiosity_tui.analysis.registry import Metric, Registry, register
 from curiosity_tui.analysis.run_cache import per_run
-from curiosity_tui.analysis.rundata import RunData, RunNode, RunSession
+from curiosity_tui.analysis.rundata import RunData, RunNode
 from curiosity_tui.analysis.survival import km_median, km_table
 from curiosity_tui.analysis.timeline import NodeState
+from curiosity_tui.ledger.models import SessionRecord
 from curiosity_tui.ledger.node_record import NOT_LIVE
 
 __all__ = [
@@ -56,7 +57,7 @@ def _preserved_in(node: RunNode, session: int) -> bool:
     return any(isinstance(p, dict) and p.get("session") == session for p in extra)
 
 
-def _outcome(node: RunNode, state: NodeState | None, rec: RunSession | None) -> str:
+def _outcome(node: RunNode, state: NodeState | None, rec: SessionRecord | None) -> str:
     if state is not None and state.status in NOT_LIVE:
         return "closed"
     if _preserved_in(node, state.session if state else -1):

@@ -1,10 +1,10 @@
 """What a metric sees of one run: the final snapshot and the session records.
 
 :class:`RunData` is the single input type of every registry metric (see
-:mod:`curiosity_tui.analysis.registry`). It mirrors the ledger's shapes (S1): a node declares
-every field of ``NodeRecord`` and nothing else (decision 500); a session record is read
-tolerantly (``extra="allow"``: a run file's malformed tension entries are passed over, decision
-533), validated once as it comes in from disk.
+:mod:`curiosity_tui.analysis.registry`). It holds the ledger's own shapes (S1, decisions
+500 and 501): a node declares every field of ``NodeRecord`` and nothing else; a session
+record is the ledger's ``SessionRecord`` (with ``CallRecord`` and ``SessionCounts``),
+validated once as it comes in from disk. Tests build runs from the same classes.
 
 RunData files (``*.run.json``) are the analysis layer's own interchange format: one
 serialised RunData each. ``load_runs`` reads them, and ledger directories, from a run dir.
@@ -27,7 +27,7 @@ from curiosity_tui.analysis.signature import (
 )
 from curiosity_tui.analysis.timeline import NodeState, ledger_timeline
 from curiosity_tui.errors import InputError
-from curiosity_tui.ledger.models import SessionCounts
+from curiosity_tui.ledger.models import CallRecord, SessionCounts, SessionRecord
 from curiosity_tui.ledger.node_record import NodeRecord, is_live, pulse
 
 #: File suffix of a serialised RunData.
@@ -79,58 +79,12 @@ class RunNode(BaseModel):
         return is_live(self.record())
 
 
-class RunCounts(SessionCounts):
-    """A session's saved counts (the report's ``counts.*`` fields); the ledger's
-    :class:`SessionCounts`, tolerant of extra fields in run files."""
-
-    model_config = ConfigDict(extra="allow")
-
-
-class RunCall(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    kind: str = ""
-    internal: bool = True
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    finish_reason: str | None = None
-
-
-class RunSession(BaseModel):
-    """One session record, as far as metrics need it."""
-
-    model_config = ConfigDict(extra="allow")
-
-    session: int
-    status: str = "committed"
-    focus: str | None = None
-    decision: str | None = None  # "ANSWER" | "PRESERVE" | None (no decision in this arm)
-    delta: float | None = None
-    epsilon: float | None = None
-    embedder: str | None = None
-    counts: RunCounts = Field(default_factory=RunCounts)
-    questions: list[str] = Field(default_factory=list)  # questions raised this session
-    calls: list[RunCall] = Field(default_factory=list)
-    #: how the decision was reached under a non-default tension setting (issue 26): measure,
-    #: session kind, the Δ rule's verdict, the fallback; None for the pilot as run
-    decided: dict[str, Any] | None = None
-
-    @property
-    def service(self) -> bool:
-        """A service session (PRESERVE may not fire in it; decision 534)."""
-        return bool(self.decided and self.decided.get("kind") == "service")
-
-    def decision_delta(self) -> float | None:
-        """The Δ the PRESERVE test was applied to: the medoid's, or with Δ per candidate the
-        greatest candidate's (PRESERVE iff no candidate meets ε, decision 533)."""
-        terms = (self.model_extra or {}).get("tension")
-        per = terms.get("per_candidate") if isinstance(terms, dict) else None
-        values = [
-            float(c["delta"])
-            for c in (per if isinstance(per, list) else [])
-            if isinstance(c, dict) and isinstance(c.get("delta"), int | float)
-        ]
-        return max(values) if values else self.delta
+#: A run's session records are the ledger's own classes (decision 501): one class each for a
+#: session record, its counts and a call, from the model's reply to the metrics. These names
+#: are the ones analysis code used before; they are the same classes, not copies.
+RunSession = SessionRecord
+RunCounts = SessionCounts
+RunCall = CallRecord
 
 
 class ClosureAttempt(BaseModel):
@@ -188,7 +142,7 @@ class RunData(BaseModel):
     epsilon: float | None = None
     unregistered: bool = False
     nodes: dict[str, RunNode] = Field(default_factory=dict)
-    sessions: list[RunSession] = Field(default_factory=list)
+    sessions: list[SessionRecord] = Field(default_factory=list)
     meta: dict[str, Any] = Field(default_factory=dict)
     #: failed session attempts (a run that stopped early ends on one)
     failed: list[FailedAttempt] = Field(default_factory=list)
@@ -213,7 +167,7 @@ class RunData(BaseModel):
         runs compared differ in contract (``split``)."""
         return f"{self.config}{CELL_SEP}{self.contract}" if split else self.config
 
-    def committed_sessions(self) -> list[RunSession]:
+    def committed_sessions(self) -> list[SessionRecord]:
         return sorted(
             (s for s in self.sessions if s.status == "committed"), key=lambda s: s.session
         )
@@ -267,7 +221,7 @@ class RunData(BaseModel):
         final = final_snapshot(ledger).items()
         nodes = {str(nid): RunNode.model_validate(n) for nid, n in final}
         raw = ledger.raw_sessions()  # validated once, here, as they come in from disk
-        sessions = [RunSession.model_validate(_light(raw[t])) for t in sorted(raw)]
+        sessions = [SessionRecord.model_validate(_light(raw[t])) for t in sorted(raw)]
         options = meta_d.get("options") or {}
         planned = options.get("planned_sessions") if isinstance(options, dict) else None
         return cls(

@@ -41,9 +41,9 @@ def fallback_share(run: RunData) -> float | None:
     per = [
         s.decided
         for s in run.committed_sessions()
-        if s.decided and not s.service and _per_candidate(s.model_extra)
+        if s.decided and not s.service and s.tension is not None and s.tension.per_candidate
     ]
-    return sum(1 for d in per if d.get("fallback")) / len(per) if per else None
+    return sum(1 for d in per if d is not None and d.fallback) / len(per) if per else None
 
 
 @register(
@@ -59,9 +59,4 @@ def service_override_share(run: RunData) -> float | None:
     service = [s.decided for s in run.committed_sessions() if s.service and s.decided]
     if not service:
         return None
-    return sum(1 for d in service if d.get("by_delta") == "PRESERVE") / len(service)
-
-
-def _per_candidate(extra: dict[str, object] | None) -> bool:
-    terms = (extra or {}).get("tension")
-    return isinstance(terms, dict) and bool(terms.get("per_candidate"))
+    return sum(1 for d in service if d.by_delta == "PRESERVE") / len(service)

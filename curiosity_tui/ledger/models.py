@@ -413,6 +413,17 @@ class SessionRecord(_Record):
     #: session kind, the Δ rule's own verdict, the fallback); unset for the pilot as run
     decided: DecisionBasis | None = None
 
+    @property
+    def service(self) -> bool:
+        """A service session (PRESERVE may not fire in it; decision 534)."""
+        return self.decided is not None and self.decided.kind == "service"
+
+    def decision_delta(self) -> float | None:
+        """The Δ the PRESERVE test was applied to: the medoid's, or with Δ per candidate the
+        greatest candidate's (PRESERVE iff no candidate meets ε, decision 533)."""
+        per = self.tension.per_candidate if self.tension is not None else None
+        return max(c.delta for c in per) if per else self.delta
+
     @model_serializer(mode="wrap")
     def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         out: dict[str, Any] = handler(self)

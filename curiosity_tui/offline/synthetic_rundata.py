@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from curiosity_tui.analysis.rundata import RunCall, RunCounts, RunData, RunNode, RunSession
+from curiosity_tui.analysis.rundata import RunData, RunNode
+from curiosity_tui.ledger.models import CallRecord, SessionCounts, SessionRecord
 
 
 def structural_run(
@@ -72,7 +73,7 @@ def random_run(
 ) -> RunData:
     """A random but well-formed run: a growing tree, touches, decisions, calls."""
     nodes: dict[str, RunNode] = {"q1": RunNode(id="q1", text="seed", created=0)}
-    recs: list[RunSession] = []
+    recs: list[SessionRecord] = []
     for s in range(1, sessions + 1):
         ids = list(nodes)
         raised: list[str] = []
@@ -97,17 +98,19 @@ def random_run(
             nodes[ids[-1]].status = "closed"
         delta = float(rng.normal(-0.2, 0.1))
         recs.append(
-            RunSession(
+            SessionRecord(
                 session=s,
                 focus=focus,
                 decision="PRESERVE" if delta < -0.15 else "ANSWER",
                 delta=delta,
                 epsilon=0.15,
-                counts=RunCounts(voluntary_actions=vol, dependency_checks=int(rng.integers(0, 3))),
+                counts=SessionCounts(
+                    voluntary_actions=vol, dependency_checks=int(rng.integers(0, 3))
+                ),
                 questions=raised,
                 calls=[
-                    RunCall(kind="candidate", internal=True, completion_tokens=250),
-                    RunCall(kind="final", internal=False, completion_tokens=1100),
+                    CallRecord(kind="candidate", internal=True, completion_tokens=250),
+                    CallRecord(kind="final", internal=False, completion_tokens=1100),
                 ],
             )
         )
