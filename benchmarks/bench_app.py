@@ -47,8 +47,8 @@ def headless_and_timed():  # what `curiosity-tui WORKSPACE` runs, headless, ende
     run = ta.App.run
     ta.App.run = lambda self, *a, **k: run(self, headless=True, size=(140, 60))
     orig = WorkspaceScreen._show
-    def show(self, data):
-        orig(self, data)
+    def show(self, *args):  # (data, studies): whatever the screen's own signature is
+        orig(self, *args)
         def done():
             print(f"{time.time() - t0:.4f} {self.query_one('#ledgers').row_count}", flush=True)
             self.app.exit()
