@@ -214,3 +214,109 @@ def test_only_length_breaks_are_mended_and_the_mend_takes_a_line_within_them() -
     text = Rule("x", min_length=8, max_length=200)
     assert _first_line("(1)\n" + "y" * 300 + "\nWho printed them?\n", text) == "Who printed them?"
     assert _first_line("Q1", text) == "Q1"  # nothing fits: the first line (the rule fails it)
+
+
+class _RunawayQuestionThenCutRepair:
+    """The demo model, but its first deliverable runs one living question on past its 200
+    characters and stops; the repair turn, shown an excerpt of it, copies the loop to the cap
+    (SmolLM2-135M in strict, decision 600); a free-text request answers with a question."""
+
+    def __init__(self) -> None:
+        self.demo = DemoResponder()
+        self.structured = 0
+
+    def __call__(self, kind: str, session: int | None, body: dict[str, Any]) -> Any:
+        if kind != "deliverable":
+            return self.demo(kind, session, body)
+        if "response_format" not in body:
+            return "Which printers in Wittenberg sold the most pamphlets?"
+        self.structured += 1
+        if self.structured > 1:  # the repair turn: cut inside the runaway text
+            loop = "Question asked why is the question asked to the curator. " * 60
+            return Reply(reply='{"open_layer": {"node_status": "' + loop, finish_reason="length")
+        reply = self.demo(kind, session, body)
+        layer = reply["open_layer"]
+        first = layer["living_questions"][0]
+        first["text"] = "Question asked why is the question asked to the curator. " * 12
+        return reply
+
+
+def test_a_text_too_long_is_mended_from_the_reply_before_a_cut_repair(tmp_path: Path) -> None:
+    meta = RunMeta(name="c", seed="Why did pamphlets spread?", config="C-cur", contract="pilot-01")
+    led = Ledger.create(tmp_path / "c", meta)
+    responder = _RunawayQuestionThenCutRepair()
+    with ScriptedServer(responder=responder) as srv:
+        client = ModelClient(base_url=srv.base_url, api_key="sk-x", model="scripted")
+
+        async def go() -> None:
+            try:
+                await run_session(led, client, 1)
+            finally:
+                await client.aclose()
+
+        asyncio.run(go())
+    records = led.session_records()
+    texts = [str(n.get("text") or n.get("question")) for n in led.raw_nodes().values()]
+    led.close()
+    assert len(records) == 1  # committed: before, the cut repair failed the session
+    calls = [c for c in records[0].calls if c.kind == "deliverable"]
+    structured = [c for c in calls if c.response_format == "json_schema"]
+    assert [c.finish_reason for c in structured] == ["stop", "length"]
+    assert any(c.repair and c.response_format != "json_schema" for c in calls)  # the mend
+    assert "Which printers in Wittenberg sold the most pamphlets?" in texts
+    assert not any(t.startswith("Question asked why") for t in texts)
+
+
+@pytest.mark.parametrize("rejects", [(), ("frequency_penalty",)])
+async def test_the_retry_after_a_cut_asks_with_its_own_seed_and_a_repetition_penalty(
+    rejects: tuple[str, ...],
+) -> None:
+    """A cut is a loop, and the same sampling repeats it (decision 600): the retry after a cut
+    asks with its own seed and ``frequency_penalty``, both recorded on its call; the first
+    call's record dumps as before. A server that refuses the penalty gets the retry without it,
+    recorded as refused."""
+    from curiosity_tui.ledger.sampling_record import SamplingTable
+    from curiosity_tui.modelio.sampling import (
+        AFTER_CUT_FREQUENCY_PENALTY,
+        draw_scope,
+        sampling_scope,
+    )
+
+    spec = judge_before_spec()
+    good = {f"F{i}": None for i in range(1, 6)} | {"F1": "economic"}
+    deps = {f"D{i}": None for i in range(1, 9)}
+    cut = '{"framings": {"F1": "1.1.1.1.1'
+    rules = [
+        ScriptRule(kind="judge-before", reply=cut, finish_reason="length", times=1),
+        ScriptRule(kind="judge-before", reply={"framings": good, "dependencies": deps}),
+    ]
+    with ScriptedServer(Script(rules=rules), rejects=rejects) as srv:
+        client = ModelClient(base_url=srv.base_url, api_key="sk-x", model="scripted")
+        table = SamplingTable(seed=7).resolved()
+        with sampling_scope(table, "run-a"), draw_scope("judge-before"):
+            value, rec = await client.structured(
+                kind="judge-before",
+                session=1,
+                messages=MSGS,
+                schema=spec.reply_model("strict"),
+                max_tokens=500,
+                internal=True,
+                validator=spec.check,
+                wire_schema=spec.json_schema("strict"),
+                dialect="strict",
+            )
+        await client.aclose()
+        bodies = [r.body for r in srv.requests if r.kind == "judge-before"]
+    first, retry = rec.earlier[0], rec
+    assert first.sampling is not None and retry.sampling is not None
+    assert "frequency_penalty" not in bodies[0] and first.sampling.frequency_penalty is None
+    assert "frequency_penalty" not in first.model_dump(mode="json")["sampling"]
+    assert bodies[-1]["seed"] == retry.sampling.seed != first.sampling.seed == bodies[0]["seed"]
+    if rejects:
+        assert "frequency_penalty" not in bodies[-1]
+        assert retry.sampling.refused == ["frequency_penalty"]
+    else:
+        assert bodies[-1]["frequency_penalty"] == AFTER_CUT_FREQUENCY_PENALTY
+        assert retry.sampling.frequency_penalty == AFTER_CUT_FREQUENCY_PENALTY
+        assert "frequency_penalty 0.5 (retry after a cut)" in retry.sampling.summary()
+    assert spec.record(value).framings == ["economic"]  # type: ignore[attr-defined]

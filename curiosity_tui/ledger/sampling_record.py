@@ -15,7 +15,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 SERVER_DEFAULT: Final = "server-default"
 ServerDefault = Literal["server-default"]
@@ -159,6 +165,18 @@ class CallSampling(_Rec):
     seed: int | ServerDefault
     stop: list[str] | ServerDefault
     refused: list[str] = Field(default_factory=list)
+    frequency_penalty: float | None = Field(
+        default=None,
+        description="Sent only on the retry after a reply cut at its cap (decision 600); "
+        "left out of the record when not sent.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _omit_unsent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if out.get("frequency_penalty", 0) is None:
+            del out["frequency_penalty"]  # records of calls without it dump as before
+        return out
 
     def summary(self) -> str:
         """``temperature 0.8 · top_p 0.95 · seed 123 · stop -`` for a header line."""
@@ -169,6 +187,8 @@ class CallSampling(_Rec):
             f"seed {self.seed}",
             f"stop {stop}",
         ]
+        if self.frequency_penalty is not None:
+            parts.append(f"frequency_penalty {self.frequency_penalty} (retry after a cut)")
         if self.refused:
             parts.append(f"refused by the server: {', '.join(self.refused)}")
         return " · ".join(parts)

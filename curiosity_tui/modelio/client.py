@@ -44,7 +44,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal, TypeVar
 
 import openai
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from curiosity_tui.clock import utc_now_micro
 from curiosity_tui.errors import CuriosityError
@@ -58,9 +58,7 @@ from curiosity_tui.modelio.chat_call import (
     reply_identity,
 )
 from curiosity_tui.modelio.json_reply import (
-    describe_validation_error,
-    longest_string,
-    parse_json_object,
+    read_reply,
     repair_turn,
     reply_excerpt,
     schema_of,
@@ -71,7 +69,7 @@ from curiosity_tui.modelio.openai_clients import close_clients, openai_client, p
 from curiosity_tui.modelio.reply_cache import REPLAY_MISS, answer_current, keep_accepted
 from curiosity_tui.modelio.run_context import run_headers
 from curiosity_tui.modelio.sampling import call_sampling, note_refusal
-from curiosity_tui.textsafe import replace_unstorable, replace_unstorable_in_json
+from curiosity_tui.textsafe import replace_unstorable
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -316,6 +314,7 @@ class ModelClient:
         prior: Sequence[CallRecord] = (),
         wire: dict[str, Any] | None = None,
         dialect: str | None = None,
+        after_cut: bool = False,
     ) -> tuple[str, CallRecord]:
         # kept whole on purpose: one loop, every fall-back, one record (halves: _request, _reply)
         fmt = self._format_for(schema)
@@ -324,7 +323,7 @@ class ModelClient:
         )
         common.update(max_tokens=max_tokens, schema_dialect=dialect if wire is not None else None)
         common.update(started_at=utc_now_micro())
-        sampled = call_sampling(kind, session, set(self.refused_sampling))
+        sampled = call_sampling(kind, session, set(self.refused_sampling), after_cut=after_cut)
         start = time.perf_counter()
         retries = 0
         fell_back = False
@@ -358,7 +357,9 @@ class ModelClient:
                 exc = ex.exc
                 text = self._redact(self._describe(exc)[1])
                 if note_refusal(self.refused_sampling, exc, text, sampled):  # not sent again
-                    sampled = call_sampling(kind, session, set(self.refused_sampling))
+                    sampled = call_sampling(
+                        kind, session, set(self.refused_sampling), after_cut=after_cut
+                    )
                     retries += 1
                     continue
                 if may_fall_back and self._is_format_refusal(exc, unknown=negotiating):
@@ -568,6 +569,7 @@ class ModelClient:
         records: list[CallRecord] = []
         convo = list(messages)
         shorter: dict[str, Any] | None = None
+        cut = False  # the retry after a cut asks with its own seed and a repetition penalty
         for attempt in (0, 1):
             content, record = await self._chat(
                 kind=kind,
@@ -580,49 +582,31 @@ class ModelClient:
                 prior=records,
                 wire=wire_schema if attempt == 0 or shorter is None else shorter,
                 dialect=dialect,
+                after_cut=cut,
             )
             records.append(record)
-            code, problem = "schema_violation", ""
             if record.refusal:
                 code, problem = "refusal", f"the model refused: {content}"
             else:
-                try:
-                    data = parse_json_object(content)
-                except ValueError as exc:
-                    code, problem = "invalid_json", str(exc)
-                else:
-                    # a parsed string is no longer than the text it came from
-                    longest = longest_string(data) if len(content) > self.max_field_chars else 0
-                    if longest > self.max_field_chars:
-                        record.response_text = reply_excerpt(content)
-                        raise self._fail(
-                            record,
-                            "oversized",
-                            f"a field of the reply is {longest} characters, over the "
-                            f"{self.max_field_chars}-character cap (--max-field-kb)",
-                            records,
-                        )
-                    data, n_escaped = replace_unstorable_in_json(data, content)  # "\ud800"
-                    record.replaced_chars += n_escaped
-                    try:
-                        value = schema.model_validate(data)
-                        if validator is not None:
-                            validator(value)
-                        record.earlier = records[:-1]
-                        keep_accepted(session, records)  # for a resume, with its repair
-                        return value, record
-                    except ValidationError as exc:
-                        problem = describe_validation_error(exc)
-                    except ValueError as exc:
-                        problem = f"the reply breaks a rule: {exc}"
+                read = read_reply(content, schema, validator, self.max_field_chars)
+                if read.code == "oversized":
+                    record.response_text = reply_excerpt(content)
+                    raise self._fail(record, "oversized", read.problem, records)
+                record.replaced_chars += read.replaced
+                if read.value is not None:
+                    record.earlier = records[:-1]
+                    keep_accepted(session, records)  # for a resume, with its repair
+                    return read.value, record
+                code, problem = read.code, read.problem
             if record.finish_reason == "length":
                 code = "length"
                 problem = f"the reply was cut off at the {max_tokens}-token limit, and {problem}"
             if attempt == 1:
                 raise self._fail(record, code, problem, records)
             record.error = self._redact(problem)
-            convo = repair_turn(messages, content, problem, truncated=code == "length")
-            if code == "length" and shorter_schema is not None and wire_schema is not None:
+            cut = code == "length"
+            convo = repair_turn(messages, content, problem, truncated=cut)
+            if cut and shorter_schema is not None and wire_schema is not None:
                 shorter = shorter_schema()
         raise AssertionError("unreachable")
 

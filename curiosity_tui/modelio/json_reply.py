@@ -12,18 +12,22 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from curiosity_tui.modelio.schema_text import schema_text as compact_text
+from curiosity_tui.textsafe import replace_unstorable_in_json
+
+M = TypeVar("M", bound=BaseModel)
 
 __all__ = [
     "REPAIR_EXCERPT_CHARS",
     "describe_validation_error",
     "longest_string",
     "parse_json_object",
+    "read_reply",
     "repair_message",
     "repair_turn",
     "reply_excerpt",
@@ -93,6 +97,48 @@ def parse_json_object(text: str) -> dict[str, Any]:
     if not text.strip():
         raise ValueError("the reply is empty, not a JSON object")
     raise ValueError(f"the reply is not valid JSON: {error}")
+
+
+class ReadReply(NamedTuple, Generic[M]):
+    """A structured reply read: its ``value`` when it passed, else ``code`` and ``problem``."""
+
+    value: M | None
+    code: str  # "" when it passed; invalid_json, schema_violation, oversized
+    problem: str
+    replaced: int  # characters replaced because they cannot be stored
+
+
+def read_reply(
+    content: str,
+    schema: type[M],
+    validator: Callable[[M], None] | None,
+    max_field_chars: int,
+) -> ReadReply[M]:
+    """Parse ``content`` as one JSON object, refuse a text over ``max_field_chars``
+    (``oversized``), then validate it against ``schema`` and ``validator`` (a ValueError:
+    the reply breaks a rule)."""
+    try:
+        data = parse_json_object(content)
+    except ValueError as exc:
+        return ReadReply(None, "invalid_json", str(exc), 0)
+    # a parsed string is no longer than the text it came from
+    longest = longest_string(data) if len(content) > max_field_chars else 0
+    if longest > max_field_chars:
+        problem = (
+            f"a field of the reply is {longest} characters, over the "
+            f"{max_field_chars}-character cap (--max-field-kb)"
+        )
+        return ReadReply(None, "oversized", problem, 0)
+    data, replaced = replace_unstorable_in_json(data, content)  # "\ud800"
+    try:
+        value = schema.model_validate(data)
+        if validator is not None:
+            validator(value)
+    except ValidationError as exc:
+        return ReadReply(None, "schema_violation", describe_validation_error(exc), replaced)
+    except ValueError as exc:
+        return ReadReply(None, "schema_violation", f"the reply breaks a rule: {exc}", replaced)
+    return ReadReply(value, "", "", replaced)
 
 
 def describe_validation_error(exc: ValidationError) -> str:

@@ -46,7 +46,12 @@ __all__ = [
     "table_of_options",
 ]
 
-WIRE_PARAMS = ("temperature", "top_p", "seed", "stop")
+WIRE_PARAMS = ("temperature", "top_p", "seed", "stop", "frequency_penalty")
+
+AFTER_CUT_FREQUENCY_PENALTY = 0.5
+"""The ``frequency_penalty`` of the retry after a reply cut at its cap (decision 600): a cut is
+almost always a loop ("1.1.1.1", "The answer is: The answer is: …"), which the same sampling
+repeats; the retry also asks with its own seed. Sent only on that retry, recorded with it."""
 
 
 @dataclass(frozen=True)
@@ -98,27 +103,34 @@ def call_seed(run_seed: int, run: str, session: int, draw: str) -> int:
 
 
 def call_sampling(
-    kind: str, session: int, refused: frozenset[str] | set[str] = frozenset()
+    kind: str,
+    session: int,
+    refused: frozenset[str] | set[str] = frozenset(),
+    *,
+    after_cut: bool = False,
 ) -> tuple[dict[str, Any], CallSampling] | None:
     """The request parameters of a chat call of ``kind`` in ``session`` and the record of them;
-    None outside a run (nothing is sent). ``refused``: parameters the server rejected."""
+    None outside a run (nothing is sent). ``refused``: parameters the server rejected.
+    ``after_cut``: the retry after a reply cut at its cap (its own seed, a repetition penalty)."""
     current = CURRENT_SAMPLING.get()
     if current is None:
         return None
     values = current.table.values_for(kind)
     seed: int | str = current.table.seed
     if isinstance(seed, int):
-        seed = call_seed(seed, current.run, session, CURRENT_DRAW.get() or kind)
+        draw = CURRENT_DRAW.get() or kind
+        seed = call_seed(seed, current.run, session, f"{draw}/after-cut" if after_cut else draw)
     record = CallSampling(
         temperature=values.temperature,  # type: ignore[arg-type]
         top_p=values.top_p,  # type: ignore[arg-type]
         seed=seed,  # type: ignore[arg-type]
         stop=values.stop,  # type: ignore[arg-type]
+        frequency_penalty=AFTER_CUT_FREQUENCY_PENALTY if after_cut else None,
     )
     params: dict[str, Any] = {}
     for name in WIRE_PARAMS:
         value = getattr(record, name)
-        if value == SERVER_DEFAULT or value == []:  # no stop strings: nothing to send
+        if value is None or value == SERVER_DEFAULT or value == []:  # nothing to send
             continue
         if name in refused:
             record.refused.append(name)

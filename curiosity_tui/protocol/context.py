@@ -127,6 +127,8 @@ class SessionContext:
     #: who writes the session's deliverable events: "model", or "human:<name>" for a person
     #: taking the session (protocol/human_session.py; the same apply path)
     actor: str = "model"
+    #: the record whose reply each call key's value came from (a mended reply: the one mended)
+    answered_by: dict[str, CallRecord] = field(default_factory=dict)
 
     async def call(self, aw: Awaitable[tuple[T, CallRecord]], *, key: str | None = None) -> T:
         try:
@@ -139,6 +141,7 @@ class SessionContext:
         for earlier in rec.earlier:
             self._keep(earlier, key)
         self._keep(rec, key)
+        self.answered_by[key or rec.kind] = rec
         return value
 
     async def ask(

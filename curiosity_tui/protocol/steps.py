@@ -278,9 +278,8 @@ async def deliverable_step(
         spec, kind="deliverable", messages=messages, cap=cap, internal=False, key="deliverable"
     )
     assert isinstance(deliv, DeliverableResponse)
-    # the last structured reply (a short text asked again alone is free text: decision 550)
-    last = next(c for c in reversed(ctx.record.calls) if c.response_format is not None)
-    if last.finish_reason == "length":
+    # the reply the deliverable came from (a mended one: the reply mended; decisions 550, 600)
+    if ctx.answered_by["deliverable"].finish_reason == "length":
         raise SessionFailure(
             ctx.t, "the deliverable was truncated (finish_reason length)", ctx.record
         )

@@ -51,11 +51,17 @@ class SessionContext(Protocol):
     @property
     def settings(self) -> _Settings: ...
 
+    @property
+    def answered_by(self) -> dict[str, CallRecord]: ...
+
     async def call(
         self, aw: Awaitable[tuple[str, CallRecord]], *, key: str | None = None
     ) -> str: ...
 
 
+MENDABLE_CODES = ("schema_violation", "length", "invalid_json")
+"""How a call may have failed for its earlier reply to be mended: a rule broken, or a repair
+turn whose reply was cut or not JSON (a refusal or an oversized reply is never mended)."""
 TEXT_CAP = 50  # tokens for one mended text: a sentence under 200 characters (its line is taken)
 _PART = re.compile(r"\[\d+\]|[^.\[\]]+")
 
@@ -80,10 +86,12 @@ def short_texts(spec: CallSpec, reply: BaseModel) -> list[tuple[Rule, str, str]]
 
 def mendable(
     spec: CallSpec, err: ModelCallError, dialect: Dialect
-) -> tuple[BaseModel, list[Any]] | None:
+) -> tuple[BaseModel, list[Any], CallRecord] | None:
     """The latest reply of the failed call that reads as the call's model and breaks only
-    least lengths, with its breaks; None when there is none."""
-    if err.code != "schema_violation":
+    lengths, with its breaks; None when there is none. The repair turn's own reply may be cut
+    or not JSON (shown a runaway text, a small model copies it to the cap): the reply before
+    it is then the one mended (decision 600)."""
+    if err.code not in MENDABLE_CODES:
         return None
     model = spec.reply_model(dialect)
     for record in reversed(err.records):
@@ -93,7 +101,7 @@ def mendable(
             continue
         breaks = short_texts(spec, reply)
         if breaks is not None:
-            return reply, breaks
+            return reply, breaks, record
     return None
 
 
@@ -143,7 +151,7 @@ async def mend_short_texts(
     found = mendable(spec, err, dialect)
     if found is None:
         return None
-    reply, breaks = found
+    reply, breaks, source = found
     data = reply.model_dump(mode="json")
     *head, last = [dict(m) for m in messages]
     for rule, where, problem in breaks:
@@ -160,6 +168,7 @@ async def mend_short_texts(
         spec.check(mended)
     except (ValueError, ValidationError):
         return None
+    ctx.answered_by[key or kind] = source
     return spec.record(mended)
 
 
