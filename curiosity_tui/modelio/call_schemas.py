@@ -126,15 +126,7 @@ class CallSpec:
         """The schema to send (a fresh dict): the model's, refs inlined, the rules applied."""
         if dialect not in DIALECTS:
             raise ValueError(f"unknown schema dialect {dialect!r} (use one of {list(DIALECTS)})")
-        schema: dict[str, Any] = _copy_tree(_template(self.model, dialect))
-        for rule in self.rules:
-            for node in _schema_nodes(schema, rule.path):
-                _apply(node, rule, dialect)
-        for path in self.slotted(dialect):  # last: each slot gets the item with its rules
-            for node in _schema_nodes(schema, path):
-                rule = next(r for r in self.rules if r.path == path and r.max_items is not None)
-                _array_as_slots(node, path, rule.min_items, rule.max_items or 0)
-        return schema
+        return _copy_tree(_built(self, dialect))  # type: ignore[no-any-return]
 
     def slotted(self, dialect: Dialect) -> tuple[str, ...]:
         """The paths of the lists sent as objects of slots: in ``strict``, every list with a
@@ -242,6 +234,22 @@ class CallSpec:
 
 
 # --------------------------------------------------------------------------- schema side
+
+
+@functools.lru_cache(maxsize=1024)
+def _built(spec: CallSpec, dialect: Dialect) -> dict[str, Any]:
+    """``spec``'s schema in ``dialect``, built once (read-only; ``json_schema`` copies it): a
+    session asks with a few dozen distinct specs (the rules name its ids), each several times,
+    and a pilot with thousands."""
+    schema: dict[str, Any] = _copy_tree(_template(spec.model, dialect))
+    for rule in spec.rules:
+        for node in _schema_nodes(schema, rule.path):
+            _apply(node, rule, dialect)
+    for path in spec.slotted(dialect):  # last: each slot gets the item with its rules
+        for node in _schema_nodes(schema, path):
+            rule = next(r for r in spec.rules if r.path == path and r.max_items is not None)
+            _array_as_slots(node, path, rule.min_items, rule.max_items or 0)
+    return schema
 
 
 @functools.cache

@@ -21,11 +21,12 @@ runs share one client.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic import ValidationError
 
@@ -70,6 +71,7 @@ class ReplyCache:
         self.path = path
         self.strict = strict
         self.hits = 0
+        self._file: BinaryIO | None = None  # open from the first reply kept to close()
         #: a replay: the original run's endpoint record (recorded again, so the journals match)
         self.endpoint: EndpointCapabilities | None = None
 
@@ -130,10 +132,20 @@ class ReplyCache:
             f'{{"session": {int(session)}, "record": {r.model_dump_json()}}}\n' for r in records
         )
         try:
-            with self.path.open("ab") as f:
-                f.write(lines.encode("utf-8", "surrogatepass"))
+            if self._file is None:  # one open per session attempt, not one per call
+                self._file = self.path.open("ab")
+            self._file.write(lines.encode("utf-8", "surrogatepass"))
+            self._file.flush()  # in the kernel's hands: a killed process loses nothing
         except OSError:
+            self.close()
             self.path = None
+
+    def close(self) -> None:
+        """Close the file replies are written to (the runner does, whatever the session's end)."""
+        if self._file is not None:
+            file, self._file = self._file, None
+            with contextlib.suppress(OSError):
+                file.close()
 
     def answer(self, common: dict[str, Any], *, repair: bool) -> CallRecord | None:
         """The record of a call (``common``: its fields, with ``request_sha256``) answered from
@@ -148,6 +160,7 @@ class ReplyCache:
 
     def session_done(self) -> None:
         """The session committed: its replies are in the journal; the file goes."""
+        self.close()
         if self.path is not None:
             self.path.unlink(missing_ok=True)
 

@@ -211,54 +211,59 @@ async def run_ledger(
     records = led.session_records()
     prev_focus = records[-1].focus if records else None
     carried: list[CallRecord] = []
-    for t in range(led.last_session + 1, sessions + 1):
-        replies = replay or (ReplyCache.for_session(led.path, t) if cache else None)
-        CURRENT_CACHE.set(replies)
-        if t >= 2:  # between sessions: the model judge of support, then the curator
-            carried.extend(await _between(led, client, t - 1, st, curator_hook, progress, t0))
-        if progress:
-            progress(Progress(led.path.name, t, "session", elapsed_s=time.perf_counter() - t0))
-        t_session = time.perf_counter()
-        try:
-            rec: SessionRecord = await run_session(
-                led,
-                client,
-                t,
-                settings=st,
-                embedder=embedder,
-                previous_focus=prev_focus,
-                carried_calls=carried,
-            )
-        except SessionFailure as err:
-            result.failed.append((t, err.reason))
+    replies: ReplyCache | None = None
+    try:
+        for t in range(led.last_session + 1, sessions + 1):
+            replies = replay or (ReplyCache.for_session(led.path, t) if cache else None)
+            CURRENT_CACHE.set(replies)
+            if t >= 2:  # between sessions: the model judge of support, then the curator
+                carried.extend(await _between(led, client, t - 1, st, curator_hook, progress, t0))
+            if progress:
+                progress(Progress(led.path.name, t, "session", elapsed_s=time.perf_counter() - t0))
+            t_session = time.perf_counter()
+            try:
+                rec: SessionRecord = await run_session(
+                    led,
+                    client,
+                    t,
+                    settings=st,
+                    embedder=embedder,
+                    previous_focus=prev_focus,
+                    carried_calls=carried,
+                )
+            except SessionFailure as err:
+                result.failed.append((t, err.reason))
+                if progress:
+                    progress(
+                        Progress(
+                            led.path.name,
+                            t,
+                            "failed",
+                            elapsed_s=time.perf_counter() - t0,
+                            detail=err.reason,
+                        )
+                    )
+                break
+            carried = []
+            if replies is not None and replay is None:
+                replies.session_done()  # its replies are in the journal now
+            prev_focus = rec.focus
+            result.sessions_done = t
             if progress:
                 progress(
                     Progress(
                         led.path.name,
                         t,
-                        "failed",
+                        "committed",
+                        calls=len(rec.calls),
+                        tokens=sum(c.completion_tokens for c in rec.calls),
                         elapsed_s=time.perf_counter() - t0,
-                        detail=err.reason,
+                        session_s=time.perf_counter() - t_session,
                     )
                 )
-            break
-        carried = []
-        if replies is not None and replay is None:
-            replies.session_done()  # its replies are in the journal now
-        prev_focus = rec.focus
-        result.sessions_done = t
-        if progress:
-            progress(
-                Progress(
-                    led.path.name,
-                    t,
-                    "committed",
-                    calls=len(rec.calls),
-                    tokens=sum(c.completion_tokens for c in rec.calls),
-                    elapsed_s=time.perf_counter() - t0,
-                    session_s=time.perf_counter() - t_session,
-                )
-            )
+    finally:
+        if replies is not None:
+            replies.close()  # the reply file of a session that did not commit
     result.wall_s = time.perf_counter() - t0
     if progress:
         progress(Progress(led.path.name, result.sessions_done, "done", elapsed_s=result.wall_s))
