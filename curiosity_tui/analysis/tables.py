@@ -313,7 +313,8 @@ def unfinished_section(done: Completeness) -> list[str]:
     if done.complete:
         return []
     out = ["# Runs that did not finish (committed sessions / planned)", ""]
-    out += [f"  {line}" for line in done.lines()]
+    for line in done.lines():  # a configuration of several short runs runs long: wrapped
+        out += wrap_line(f"  {line}", indent="      ")
     out += [
         "",
         "Metrics count committed sessions only; a run with none committed is not counted "
