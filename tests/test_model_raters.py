@@ -368,15 +368,24 @@ def test_items_are_rated_concurrently_bounded_and_written_in_order(pack: Path) -
     import threading
 
     third_arrived = threading.Event()
+    second_in_flight = threading.Event()
     lock = threading.Lock()
-    active = [0, 0]  # now, most at once
+    active = [0, 0, 0]  # now, most at once, arrived
 
     def respond(kind: str, session: int, body: dict[str, Any]) -> dict[str, Any]:
         with lock:
             active[0] += 1
-            active[1] = max(active)
+            active[1] = max(active[:2])
+            active[2] += 1
+            first = active[2] == 1
+            if active[2] >= 2:
+                second_in_flight.set()
         if session == 3:
             third_arrived.set()
+        # the first request held until a second arrives: two in flight unless the rater
+        # sends one at a time (whichever item a loaded machine sends first)
+        if first:
+            second_in_flight.wait(timeout=60)
         if session == 1:  # item 1 answers only once item 3 was sent: 2 finished first
             third_arrived.wait(timeout=60)
         with lock:
