@@ -320,3 +320,50 @@ async def test_the_retry_after_a_cut_asks_with_its_own_seed_and_a_repetition_pen
         assert retry.sampling.frequency_penalty == AFTER_CUT_FREQUENCY_PENALTY
         assert "frequency_penalty 0.5 (retry after a cut)" in retry.sampling.summary()
     assert spec.record(value).framings == ["economic"]  # type: ignore[attr-defined]
+
+
+class _ShortMendFirst(_LabelsForQuestions):
+    """As ``_LabelsForQuestions``, but each text's first mend answers "No." (SmolLM2 did, in
+    the real-server tier's C+cur strict run): still too short, so it is asked once more."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: dict[str, int] = {}
+
+    def __call__(self, kind: str, session: int | None, body: dict[str, Any]) -> Any:
+        if kind == "deliverable" and "response_format" not in body:
+            note = body["messages"][-1]["content"]
+            self.texts.append(note)
+            field = note.split("Your JSON reply could not be used as it was: ")[1].split(":")[0]
+            self.asked[field] = self.asked.get(field, 0) + 1
+            if self.asked[field] == 1:
+                return "No."
+            return "Which printers in Wittenberg sold the most pamphlets?"
+        return super().__call__(kind, session, body)
+
+
+def test_a_mend_still_too_short_is_asked_once_more(tmp_path: Path) -> None:
+    meta = RunMeta(name="c", seed="Why did pamphlets spread?", config="C-cur", contract="pilot-01")
+    led = Ledger.create(tmp_path / "c", meta)
+    responder = _ShortMendFirst()
+    with ScriptedServer(responder=responder) as srv:
+        client = ModelClient(base_url=srv.base_url, api_key="sk-x", model="scripted")
+
+        async def go() -> None:
+            try:
+                await run_session(led, client, 1)
+            finally:
+                await client.aclose()
+
+        asyncio.run(go())
+    records = led.session_records()
+    texts = [str(n.get("text") or n.get("question")) for n in led.raw_nodes().values()]
+    led.close()
+    assert len(records) == 1  # committed: before, "No." failed the call
+    assert responder.asked and set(responder.asked.values()) == {2}  # each text asked twice
+    again = [t for t in responder.texts if "'No.' is too short" in t]
+    assert len(again) == len(responder.asked)  # the second ask says what was wrong
+    assert "No." not in texts
+    assert "Which printers in Wittenberg sold the most pamphlets?" in texts
+    mends = [c for c in records[0].calls if c.kind == "deliverable" and c.response_format is None]
+    assert len(mends) == 2 * len(responder.asked) and all(c.repair for c in mends)

@@ -7,7 +7,8 @@ reply in the repair turn, it copies it. When a structured call has failed and ev
 rule its reply breaks is a text's length (least, most, "not blank"), each such text is asked
 again alone, as free text, with the call's own prompt and a note naming the field, what was
 wrong and what the schema says of it; the answer (its first line within the lengths, stripped)
-goes into the reply, which must then pass every rule. Each of these calls is recorded in the
+goes into the reply, which must then pass every rule (an answer still outside the lengths is
+asked for once more, told what was wrong with it). Each of these calls is recorded in the
 session record (``repair: true``, the call's kind). Anything else broken, or a mended text
 that still breaks a rule, and the call fails as it did.
 """
@@ -62,6 +63,9 @@ class SessionContext(Protocol):
 MENDABLE_CODES = ("schema_violation", "length", "invalid_json")
 """How a call may have failed for its earlier reply to be mended: a rule broken, or a repair
 turn whose reply was cut or not JSON (a refusal or an oversized reply is never mended)."""
+MEND_TRIES = 2
+"""Asks per text: a mend whose line is still outside the lengths ("No." for a question) is
+asked once more, told what was wrong with it (decision 600)."""
 TEXT_CAP = 50  # tokens for one mended text: a sentence under 200 characters (its line is taken)
 _PART = re.compile(r"\[\d+\]|[^.\[\]]+")
 
@@ -154,15 +158,24 @@ async def mend_short_texts(
     reply, breaks, source = found
     data = reply.model_dump(mode="json")
     *head, last = [dict(m) for m in messages]
+    if last.get("role") != "user":
+        return None
     for rule, where, problem in breaks:
-        if last.get("role") != "user":
-            return None
-        asked = [
-            *head,
-            {**last, "content": last.get("content", "") + _note(spec, rule, where, problem)},
-        ]
-        text = await ctx.call(_ask(ctx, kind, asked, internal), key=f"{key or kind}:{where}")
-        _put(data, where, _first_line(text, rule))
+        line = ""
+        for attempt in range(MEND_TRIES):  # a mend still outside the lengths: asked once more
+            asked = [
+                *head,
+                {**last, "content": last.get("content", "") + _note(spec, rule, where, problem)},
+            ]
+            again = f":again-{attempt}" if attempt else ""  # its own draw, so its own seed
+            text = await ctx.call(
+                _ask(ctx, kind, asked, internal), key=f"{key or kind}:{where}{again}"
+            )
+            line = _first_line(text, rule)
+            problem = next(rule.problems(where, line), "")
+            if not problem:
+                break
+        _put(data, where, line)
     try:
         mended = spec.reply_model(dialect).model_validate_json(json.dumps(data))
         spec.check(mended)
