@@ -47,6 +47,10 @@ class RecordingProxy:
     embed_upstream: str | None = None
     refuse_json_schema: bool = False
     upstream_timeout_s: float = 900.0
+    #: merged into every chat request's JSON body on its way upstream (a server option the
+    #: client does not send, e.g. llama.cpp's ``cache_prompt``); what was recorded is the
+    #: client's own request
+    chat_body_extra: dict[str, Any] = field(default_factory=dict)
     exchanges: list[Exchange] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -96,6 +100,8 @@ class RecordingProxy:
         upstream = self.chat_upstream
         if path.rstrip("/").endswith("/embeddings") and self.embed_upstream:
             upstream = self.embed_upstream
+        if self.chat_body_extra and body and path.rstrip("/").endswith("/chat/completions"):
+            body = json.dumps({**json.loads(body), **self.chat_body_extra}).encode("utf-8")
         request = urllib.request.Request(upstream + path, data=body, method=method)
         for name, value in headers.items():
             if name.lower() not in _HOP_BY_HOP:
