@@ -109,6 +109,10 @@ def from_results(path: Path) -> None:
     print(HEADER)
     for line in path.read_text(encoding="utf-8").splitlines():
         entry: dict[str, Any] = json.loads(line)
+        if "figures" not in entry:  # not a ledger's run (the model rater: items, missing)
+            rest = ", ".join(f"{k} {v}" for k, v in entry.items() if k != "test")
+            print(f"{str(entry.get('test', '?'))[:40]:40s} {rest}")
+            continue
         fig = LedgerFigures.model_validate(entry["figures"])
         note = "" if entry.get("returncode", 0) == 0 else f"exit {entry['returncode']}"
         if fig.failures:
