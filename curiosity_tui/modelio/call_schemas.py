@@ -236,11 +236,12 @@ class CallSpec:
 # --------------------------------------------------------------------------- schema side
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=64)
 def _built(spec: CallSpec, dialect: Dialect) -> dict[str, Any]:
-    """``spec``'s schema in ``dialect``, built once (read-only; ``json_schema`` copies it): a
-    session asks with a few dozen distinct specs (the rules name its ids), each several times,
-    and a pilot with thousands."""
+    """``spec``'s schema in ``dialect``, built once (read-only; ``json_schema`` copies it). The
+    specs a pilot's concurrent sessions ask with repeat (the judges' fixed ids, a scripted
+    pilot: 208 hits, 22 misses); a deliverable's schema names the ledger's node ids, so it is
+    32 KB at 100 nodes: 64 entries bound what the cache holds."""
     schema: dict[str, Any] = _copy_tree(_template(spec.model, dialect))
     for rule in spec.rules:
         for node in _schema_nodes(schema, rule.path):
