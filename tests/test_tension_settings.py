@@ -20,7 +20,9 @@ import pytest
 
 from curiosity_tui.ledger import Ledger, verify
 from curiosity_tui.ledger.models import SessionRecord
+from curiosity_tui.ledger.sampling_record import PROTOCOL_SEED, SamplingTable
 from curiosity_tui.modelio.client import ModelClient
+from curiosity_tui.modelio.sampling import call_seed
 from curiosity_tui.offline.demo import DemoResponder
 from curiosity_tui.offline.scripted_server import ScriptedServer
 from curiosity_tui.protocol.prompts import RELIST_INSTRUCTION
@@ -39,6 +41,9 @@ FOLLOW_UPS = [
 ]
 
 
+RUN = "C-cur-r0"  # the one run _run plans
+
+
 class CapsResponder(DemoResponder):
     """Judge replies that hit both caps (5 framings, 8 dependencies) before and, listed anew,
     after; the paired judge-after says the answer settles most of them (Δ well below −ε).
@@ -50,7 +55,13 @@ class CapsResponder(DemoResponder):
         self._n: dict[int, int] = {}
 
     def _candidate(self, s: int, text: str, body: dict[str, Any]) -> str:
-        n = self._n[s] = self._n.get(s, 0) + 1
+        # variant k is the draw candidate-k, told by its seed: the three requests of a session
+        # are concurrent, so their arrival order is not their draw order (under load candidate
+        # 1 arrived third and took "variant 3")
+        draws = {call_seed(PROTOCOL_SEED, RUN, s, f"candidate-{k}"): k for k in (1, 2, 3)}
+        n = draws.get(body.get("seed"))
+        if n is None:  # no seed sent: arrival order
+            n = self._n[s] = self._n.get(s, 0) + 1
         return f"{CANDIDATE} (variant {n})."
 
     def _judge_before(self, s: int, text: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -75,7 +86,9 @@ class CapsResponder(DemoResponder):
 def _run(
     tmp_path: Path, tension_option: dict[str, Any] | None, responder: Any, sessions: int = 3
 ) -> list[SessionRecord]:
-    options = {} if tension_option is None else {"tension": tension_option}
+    options: dict[str, Any] = {"sampling": SamplingTable().resolved().model_dump(mode="json")}
+    if tension_option is not None:
+        options["tension"] = tension_option
     specs = plan_runs(
         seed=SEED, configurations=["C-cur"], runs=1, contract="pilot-01", options=options
     )
