@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from curiosity_tui.ledger import Ledger, RunMeta
+from curiosity_tui.ledger.models import SessionRecord
 from curiosity_tui.modelio.client import ModelClient
 from curiosity_tui.modelio.json_reply import open_value, ran_on
 from curiosity_tui.offline.demo import DemoResponder
@@ -20,6 +21,26 @@ from curiosity_tui.protocol.call_specs import deliverable_spec, judge_before_spe
 from curiosity_tui.protocol.session import run_session
 
 MSGS = [{"role": "system", "content": "You judge."}, {"role": "user", "content": "Q?"}]
+
+
+def _one_session(tmp_path: Path, responder: Any) -> tuple[list[SessionRecord], list[str]]:
+    """Session 1 of a C-cur ledger against ``responder``: its records and its nodes' texts."""
+    meta = RunMeta(name="c", seed="Why did pamphlets spread?", config="C-cur", contract="pilot-01")
+    led = Ledger.create(tmp_path / "c", meta)
+    with ScriptedServer(responder=responder) as srv:
+        client = ModelClient(base_url=srv.base_url, api_key="sk-x", model="scripted")
+
+        async def go() -> None:
+            try:
+                await run_session(led, client, 1)
+            finally:
+                await client.aclose()
+
+        asyncio.run(go())
+    records = led.session_records()
+    texts = [str(n.get("text") or n.get("question")) for n in led.raw_nodes().values()]
+    led.close()
+    return records, texts
 
 
 @pytest.mark.parametrize(
@@ -154,22 +175,9 @@ class _LabelsForQuestions:
 def test_a_living_question_too_short_is_asked_again_alone(tmp_path: Path) -> None:
     """Strict cannot say a least length; a model that copies its reply in the repair turn
     fails the session. Only short texts wrong: each is asked again as free text, recorded."""
-    meta = RunMeta(name="c", seed="Why did pamphlets spread?", config="C-cur", contract="pilot-01")
-    led = Ledger.create(tmp_path / "c", meta)
     responder = _LabelsForQuestions()
-    with ScriptedServer(responder=responder) as srv:
-        client = ModelClient(base_url=srv.base_url, api_key="sk-x", model="scripted")
-
-        async def go() -> None:
-            try:
-                await run_session(led, client, 1)
-            finally:
-                await client.aclose()
-
-        asyncio.run(go())
-    record = led.session_records()[0]
-    texts = [str(n.get("text") or n.get("question")) for n in led.raw_nodes().values()]
-    led.close()
+    records, texts = _one_session(tmp_path, responder)
+    record = records[0]
     calls = [c for c in record.calls if c.kind == "deliverable"]
     structured = [c for c in calls if c.response_format == "json_schema"]
     mended = [c for c in calls if c.response_format != "json_schema"]
@@ -242,22 +250,8 @@ class _RunawayQuestionThenCutRepair:
 
 
 def test_a_text_too_long_is_mended_from_the_reply_before_a_cut_repair(tmp_path: Path) -> None:
-    meta = RunMeta(name="c", seed="Why did pamphlets spread?", config="C-cur", contract="pilot-01")
-    led = Ledger.create(tmp_path / "c", meta)
     responder = _RunawayQuestionThenCutRepair()
-    with ScriptedServer(responder=responder) as srv:
-        client = ModelClient(base_url=srv.base_url, api_key="sk-x", model="scripted")
-
-        async def go() -> None:
-            try:
-                await run_session(led, client, 1)
-            finally:
-                await client.aclose()
-
-        asyncio.run(go())
-    records = led.session_records()
-    texts = [str(n.get("text") or n.get("question")) for n in led.raw_nodes().values()]
-    led.close()
+    records, texts = _one_session(tmp_path, responder)
     assert len(records) == 1  # committed: before, the cut repair failed the session
     calls = [c for c in records[0].calls if c.kind == "deliverable"]
     structured = [c for c in calls if c.response_format == "json_schema"]
@@ -343,22 +337,8 @@ class _ShortMendFirst(_LabelsForQuestions):
 
 
 def test_a_mend_still_too_short_is_asked_once_more(tmp_path: Path) -> None:
-    meta = RunMeta(name="c", seed="Why did pamphlets spread?", config="C-cur", contract="pilot-01")
-    led = Ledger.create(tmp_path / "c", meta)
     responder = _ShortMendFirst()
-    with ScriptedServer(responder=responder) as srv:
-        client = ModelClient(base_url=srv.base_url, api_key="sk-x", model="scripted")
-
-        async def go() -> None:
-            try:
-                await run_session(led, client, 1)
-            finally:
-                await client.aclose()
-
-        asyncio.run(go())
-    records = led.session_records()
-    texts = [str(n.get("text") or n.get("question")) for n in led.raw_nodes().values()]
-    led.close()
+    records, texts = _one_session(tmp_path, responder)
     assert len(records) == 1  # committed: before, "No." failed the call
     assert responder.asked and set(responder.asked.values()) == {2}  # each text asked twice
     again = [t for t in responder.texts if "'No.' is too short" in t]

@@ -157,24 +157,11 @@ async def mend_short_texts(
         return None
     reply, breaks, source = found
     data = reply.model_dump(mode="json")
-    *head, last = [dict(m) for m in messages]
-    if last.get("role") != "user":
+    sent = [dict(m) for m in messages]
+    if sent[-1].get("role") != "user":
         return None
     for rule, where, problem in breaks:
-        line = ""
-        for attempt in range(MEND_TRIES):  # a mend still outside the lengths: asked once more
-            asked = [
-                *head,
-                {**last, "content": last.get("content", "") + _note(spec, rule, where, problem)},
-            ]
-            again = f":again-{attempt}" if attempt else ""  # its own draw, so its own seed
-            text = await ctx.call(
-                _ask(ctx, kind, asked, internal), key=f"{key or kind}:{where}{again}"
-            )
-            line = _first_line(text, rule)
-            problem = next(rule.problems(where, line), "")
-            if not problem:
-                break
+        line = await _mend_one(ctx, spec, rule, where, problem, sent, kind, internal, key)
         _put(data, where, line)
     try:
         mended = spec.reply_model(dialect).model_validate_json(json.dumps(data))
@@ -183,6 +170,33 @@ async def mend_short_texts(
         return None
     ctx.answered_by[key or kind] = source
     return spec.record(mended)
+
+
+async def _mend_one(
+    ctx: SessionContext,
+    spec: CallSpec,
+    rule: Rule,
+    where: str,
+    problem: str,
+    messages: list[dict[str, str]],
+    kind: str,
+    internal: bool,
+    key: str | None,
+) -> str:
+    """One text asked again alone: its line, asked once more while still outside the lengths
+    (each ask its own draw, so its own seed)."""
+    *head, last = messages
+    line = ""
+    for attempt in range(MEND_TRIES):
+        note = _note(spec, rule, where, problem)
+        asked = [*head, {**last, "content": last.get("content", "") + note}]
+        again = f":again-{attempt}" if attempt else ""
+        text = await ctx.call(_ask(ctx, kind, asked, internal), key=f"{key or kind}:{where}{again}")
+        line = _first_line(text, rule)
+        problem = next(rule.problems(where, line), "")
+        if not problem:
+            break
+    return line
 
 
 async def _ask(
